@@ -1,0 +1,14 @@
+# Compiler flags every Strata target gets, through the interface target strata_options.
+#
+# Bit-for-bit results between engines and backends need a fixed floating-point contract: no contraction of a*b+c into
+# an FMA in one code path and not in another. GCC/Clang get -ffp-contract=off, nvcc --fmad=false.
+add_library(strata_options INTERFACE)
+target_include_directories(strata_options INTERFACE ${PROJECT_SOURCE_DIR})
+target_compile_options(strata_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -ffp-contract=off>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${STRATA_WERROR}>>:-Werror>
+  $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --fmad=false -Xcompiler=-Wall,-Wextra,-ffp-contract=off>
+  $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${STRATA_WERROR}>>:-Werror=all-warnings -Xcompiler=-Werror>)
+if(STRATA_ENABLE_CUDA)
+  target_compile_definitions(strata_options INTERFACE STRATA_HAVE_CUDA=1)
+endif()

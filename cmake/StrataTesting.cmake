@@ -1,0 +1,32 @@
+# Test helpers.
+#
+# strata_add_catch_test(NAME SOURCES... [LIBS ...])
+#   A Catch2 executable; every TEST_CASE becomes its own CTest test (catch_discover_tests), labelled by NAME.
+# strata_add_mpi_test(NAME COMMAND exe args... RANKS 1 2 3 [LABELS ...])
+#   Registers NAME_npN for every N, run with mpiexec. Open MPI refuses to run as root and to oversubscribe 2 cores
+#   with 3 ranks unless told: the flags and environment are set here, not in users' heads.
+find_package(Catch2 REQUIRED)
+include(Catch)
+
+add_library(strata_catch_main OBJECT ${PROJECT_SOURCE_DIR}/tests/catch_main.cpp)
+target_link_libraries(strata_catch_main PUBLIC Catch2::Catch2 strata_options)
+
+set(STRATA_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+
+function(strata_add_catch_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE strata_catch_main ${ARG_LIBS})
+  catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES LABELS ${name} ENVIRONMENT "${STRATA_MPI_ENV}")
+endfunction()
+
+function(strata_add_mpi_test name)
+  cmake_parse_arguments(ARG "" "" "COMMAND;RANKS;LABELS" ${ARGN})
+  foreach(np IN LISTS ARG_RANKS)
+    add_test(NAME ${name}_np${np}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe ${MPIEXEC_PREFLAGS}
+                     ${ARG_COMMAND} ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}" PROCESSORS ${np}
+                         LABELS "mpi;${ARG_LABELS}")
+  endforeach()
+endfunction()

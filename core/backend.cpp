@@ -1,0 +1,71 @@
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
+
+#if defined(STRATA_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+namespace strata::core {
+
+bool cudaCompiled() {
+#if defined(STRATA_HAVE_CUDA)
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool openmpCompiled() {
+#if defined(_OPENMP)
+    return true;
+#else
+    return false;
+#endif
+}
+
+int cudaDeviceCount() {
+#if defined(STRATA_HAVE_CUDA)
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); // clear the sticky "no device" error
+        return 0;
+    }
+    return n;
+#else
+    return 0;
+#endif
+}
+
+namespace detail {
+
+#if defined(STRATA_HAVE_CUDA)
+namespace {
+void check(cudaError_t err, char const* what) {
+    if (err != cudaSuccess) throw Error(cudaGetErrorString(err), what);
+}
+} // namespace
+void* cudaAllocate(std::size_t bytes) {
+    void* p = nullptr;
+    check(cudaMalloc(&p, bytes > 0 ? bytes : 1), "Buffer: cudaMalloc");
+    return p;
+}
+void cudaRelease(void* p) noexcept { cudaFree(p); }
+void cudaCopyToDevice(void* dst, void const* src, std::size_t bytes) {
+    check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "Buffer::toDevice");
+}
+void cudaCopyToHost(void* dst, void const* src, std::size_t bytes) {
+    check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "Buffer::toHost");
+}
+#else
+[[noreturn]] static void noCuda() {
+    throw Error("this build has no CUDA support", "Buffer", "a build configured with STRATA_ENABLE_CUDA=ON");
+}
+void* cudaAllocate(std::size_t) { noCuda(); }
+void cudaRelease(void*) noexcept {}
+void cudaCopyToDevice(void*, void const*, std::size_t) { noCuda(); }
+void cudaCopyToHost(void*, void const*, std::size_t) { noCuda(); }
+#endif
+
+} // namespace detail
+} // namespace strata::core

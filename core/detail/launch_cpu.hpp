@@ -1,0 +1,84 @@
+// The CPU backends' launch loops (included by core/lockstep/launch.hpp only).
+#pragma once
+
+#include "core/backend.hpp"
+#include "core/detail/block_checker.hpp"
+#include "core/error.hpp"
+#include "core/lockstep/worker.hpp"
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace strata::lockstep::detail {
+
+template <class Cfg, class Backend, class Dom, class Kernel, class... Args>
+void launchCpu(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& kernel, Args const&... args) {
+    constexpr std::size_t staticBytes = staticSharedBytes<Kernel>();
+    std::size_t const dynOffset = alignUp(staticBytes);
+    std::size_t const totalBytes = dynOffset + cfg.dynSharedBytes;
+
+    if constexpr (std::is_same_v<Backend, core::Serial>) {
+        auto smem = std::make_unique<std::byte[]>(totalBytes > 0 ? totalBytes : 1);
+        for (uint32_t b = 0; b < cfg.gridSize; ++b) {
+            Worker<Cfg, core::Serial> w(0, 1, b, cfg.gridSize, smem.get(), smem.get() + dynOffset, cfg.dynSharedBytes);
+            kernel(w, args...);
+        }
+    } else if constexpr (std::is_same_v<Backend, core::OpenMP>) {
+        std::exception_ptr error;
+#pragma omp parallel
+        {
+            auto smem = std::make_unique<std::byte[]>(totalBytes > 0 ? totalBytes : 1);
+#pragma omp for schedule(static)
+            for (int64_t b = 0; b < static_cast<int64_t>(cfg.gridSize); ++b) {
+                try {
+                    Worker<Cfg, core::OpenMP> w(0, 1, static_cast<uint32_t>(b), cfg.gridSize, smem.get(),
+                                                smem.get() + dynOffset, cfg.dynSharedBytes);
+                    kernel(w, args...);
+                } catch (...) {
+#pragma omp critical(strata_launch_error)
+                    if (!error) error = std::current_exception();
+                }
+            }
+        }
+        if (error) std::rethrow_exception(error);
+    } else if constexpr (std::is_same_v<Backend, core::Threads>) {
+        uint32_t const nw = backend.numWorkers;
+        if (nw == 0 || nw > 1024)
+            throw Error("Threads::numWorkers = " + std::to_string(nw), "lockstep launch",
+                        "1 to 1024 workers per block");
+        core::detail::BlockChecker checker(nw, totalBytes, backend.checkShared);
+        auto body = [&](uint32_t wi) {
+            for (uint32_t b = 0; b < cfg.gridSize && !checker.failed(); ++b) {
+                checker.beginBlock(wi, b);
+                try {
+                    Worker<Cfg, core::Threads> w(wi, nw, b, cfg.gridSize, checker.sharedBase(),
+                                                 checker.sharedBase() + dynOffset, cfg.dynSharedBytes, &checker);
+                    kernel(w, args...);
+                } catch (std::exception const& e) {
+                    checker.fail(std::string("worker ") + std::to_string(wi) + " threw: " + e.what());
+                }
+                checker.arrive(wi, core::detail::Arrival::BlockEnd);
+            }
+        };
+        std::vector<std::thread> threads;
+        threads.reserve(nw);
+        for (uint32_t wi = 0; wi < nw; ++wi)
+            threads.emplace_back(body, wi);
+        for (auto& t : threads)
+            t.join();
+        if (checker.failed()) throw Error(checker.message(), "kernel " + kernelName<Kernel>() + " (Threads backend)");
+    } else {
+        static_assert(sizeof(Backend) == 0, "launch: unknown CPU backend");
+    }
+}
+
+} // namespace strata::lockstep::detail
