@@ -17,7 +17,8 @@ function(strata_add_catch_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE strata_catch_main ${ARG_LIBS})
-  catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES LABELS ${name} ENVIRONMENT "${STRATA_MPI_ENV}")
+  string(REPLACE ";" "\\\\\\\\\\\\;" env "${STRATA_MPI_ENV}")
+  catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES LABELS ${name} ENVIRONMENT "${env}")
 endfunction()
 
 function(strata_add_mpi_test name)
@@ -29,4 +30,16 @@ function(strata_add_mpi_test name)
     set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}" PROCESSORS ${np}
                          LABELS "mpi;${ARG_LABELS}")
   endforeach()
+endfunction()
+
+# strata_add_compile_fail_test(NAME SOURCE file EXPECT regex)
+#   The source must compile as it is and must fail to compile, with a message matching regex, when
+#   STRATA_COMPILE_FAIL is defined: proof that a misuse is a compile error with a readable message.
+function(strata_add_compile_fail_test name)
+  cmake_parse_arguments(ARG "" "SOURCE;EXPECT" "" ${ARGN})
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DCOMPILER=${CMAKE_CXX_COMPILER} -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/${ARG_SOURCE}
+                   -DINCLUDE=${PROJECT_SOURCE_DIR} "-DEXPECT=${ARG_EXPECT}"
+                   -P ${PROJECT_SOURCE_DIR}/cmake/CompileFailCheck.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS compile_fail)
 endfunction()

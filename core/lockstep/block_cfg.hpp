@@ -27,7 +27,7 @@ struct BlockCfg {
     STRATA_HD static constexpr uint32_t domSize() { return DomSizeND::product; }
     STRATA_HD static constexpr UVec<dim> domSizeND() { return DomSizeND::toRT(); }
     // Workers a CUDA block runs for this domain: whole warps, at most 256.
-    static constexpr uint32_t cudaNumWorkers() {
+    STRATA_HD static constexpr uint32_t cudaNumWorkers() {
         uint32_t const warps = (domSize() + 31u) / 32u;
         return warps * 32u > 256u ? 256u : warps * 32u;
     }

@@ -60,7 +60,7 @@ concept HasShared = requires {
 };
 
 template <class K>
-constexpr std::size_t staticSharedBytes() {
+STRATA_HD constexpr std::size_t staticSharedBytes() {
     if constexpr (HasShared<K>)
         return sizeof(typename K::Shared);
     else
@@ -69,7 +69,7 @@ constexpr std::size_t staticSharedBytes() {
 
 // Dynamic shared memory starts at this offset after the static part.
 constexpr std::size_t sharedAlign = 16;
-constexpr std::size_t alignUp(std::size_t n) { return (n + sharedAlign - 1) / sharedAlign * sharedAlign; }
+STRATA_HD constexpr std::size_t alignUp(std::size_t n) { return (n + sharedAlign - 1) / sharedAlign * sharedAlign; }
 
 template <class Kernel>
 std::string kernelName() {

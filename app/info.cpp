@@ -1,0 +1,40 @@
+#include "app/info.hpp"
+
+#include "app/version.hpp"
+#include "core/backend.hpp"
+
+#include <mpi.h>
+#include <ostream>
+#include <string>
+#include <thread>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace strata::app {
+
+void printInfo(std::ostream& out) {
+    out << "strata " << version << " (git " << gitHash << ")\n";
+    out << "backends compiled: serial";
+    if (core::openmpCompiled()) out << ", openmp";
+    out << ", threads";
+    if (core::cudaCompiled()) out << ", cuda";
+    out << "\n";
+#if defined(_OPENMP)
+    out << "openmp threads: " << omp_get_max_threads() << "\n";
+#endif
+    out << "host hardware threads: " << std::thread::hardware_concurrency() << "\n";
+    if (core::cudaCompiled())
+        out << "cuda devices seen: " << core::cudaDeviceCount() << "\n";
+    else
+        out << "cuda devices seen: none (built without CUDA)\n";
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    std::string mpi(lib, static_cast<std::size_t>(len));
+    if (auto nl = mpi.find('\n'); nl != std::string::npos) mpi.resize(nl);
+    out << "mpi library: " << mpi << "\n";
+}
+
+} // namespace strata::app

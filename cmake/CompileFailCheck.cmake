@@ -1,0 +1,22 @@
+# Run by CTest (cmake -P): compiles SOURCE twice with -fsyntax-only. Without STRATA_COMPILE_FAIL it must compile
+# (so the file itself is sound); with it, it must fail with a message matching EXPECT.
+foreach(var COMPILER SOURCE INCLUDE EXPECT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "CompileFailCheck: ${var} not set")
+  endif()
+endforeach()
+set(flags -std=c++20 -fsyntax-only -I${INCLUDE})
+execute_process(COMMAND ${COMPILER} ${flags} ${SOURCE} RESULT_VARIABLE okResult OUTPUT_VARIABLE okOut ERROR_VARIABLE okOut)
+if(NOT okResult EQUAL 0)
+  message(FATAL_ERROR "control build of ${SOURCE} failed, so the must-fail check proves nothing:\n${okOut}")
+endif()
+execute_process(COMMAND ${COMPILER} ${flags} -DSTRATA_COMPILE_FAIL ${SOURCE} RESULT_VARIABLE badResult
+                OUTPUT_VARIABLE badOut ERROR_VARIABLE badOut)
+if(badResult EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} compiled with STRATA_COMPILE_FAIL, but it must not")
+endif()
+string(REGEX MATCH "${EXPECT}" found "${badOut}")
+if(NOT found)
+  message(FATAL_ERROR "${SOURCE} failed to compile, but without the expected message '${EXPECT}':\n${badOut}")
+endif()
+message(STATUS "failed to compile as expected: ${found}")
