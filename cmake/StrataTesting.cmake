@@ -17,8 +17,12 @@ function(strata_add_catch_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE strata_catch_main ${ARG_LIBS})
-  string(REPLACE ";" "\\\\\\\\\\\\;" env "${STRATA_MPI_ENV}")
-  catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES LABELS ${name} ENVIRONMENT "${env}")
+  catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES LABELS ${name})
+  # Not through PROPERTIES: catch_discover_tests flattens a list value, so ENVIRONMENT would get only its first entry
+  # (the rest became bogus property names). This CTest include file runs after Catch's and sets the whole list.
+  set(env_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_environment.cmake")
+  file(WRITE "${env_file}" "if(${name}_TESTS)\n  set_tests_properties(\${${name}_TESTS} PROPERTIES ENVIRONMENT \"${STRATA_MPI_ENV}\")\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${env_file}")
 endfunction()
 
 function(strata_add_mpi_test name)
@@ -28,7 +32,7 @@ function(strata_add_mpi_test name)
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe ${MPIEXEC_PREFLAGS}
                      ${ARG_COMMAND} ${MPIEXEC_POSTFLAGS})
     set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}" PROCESSORS ${np}
-                         LABELS "mpi;${ARG_LABELS}")
+                         LABELS "mpi;${name};${ARG_LABELS}")
   endforeach()
 endfunction()
 

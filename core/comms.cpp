@@ -11,8 +11,8 @@ namespace strata::core {
 namespace {
 __extension__ typedef unsigned __int128 u128; // GCC/Clang 128-bit integer (exact shifts of 53+31 bits)
 constexpr int digitBits = 32;
-constexpr int lowestExponent = -1152; // weight of digit 0: below 2^-1127, the lowest bit any double's mantissa can
-                                      // have after it is shifted into place
+constexpr int lowestExponent = -1152; // weight of digit 0: below 2^-1126, the lowest mantissa bit of any double
+                                      // (DBL_TRUE_MIN after frexp normalises it)
 constexpr int64_t digitBase = int64_t{1} << digitBits;
 // A digit receives at most 2^32 per add; normalising every 2^29 adds keeps |digit| < 2^62.
 constexpr uint32_t normaliseEvery = 1u << 29;
@@ -141,7 +141,13 @@ void Context::init(int* argc, char*** argv) {
         int provided = 0;
         MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
         m_ownsMpi = true;
+        if (provided < MPI_THREAD_FUNNELED)
+            throw Error("the MPI library provides no MPI_THREAD_FUNNELED support", "comms::Context",
+                        "an MPI library that allows OpenMP threads beside MPI calls from the main thread");
     }
+    int finalised = 0;
+    MPI_Finalized(&finalised);
+    if (finalised) throw Error("MPI was already finalised", "comms::Context", "one Context for the whole program");
     MPI_Comm_rank(m_comm, &m_rank);
     MPI_Comm_size(m_comm, &m_size);
     MPI_Comm local;

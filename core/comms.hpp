@@ -28,7 +28,7 @@ public:
             add(x);
     }
     void merge(ReproducibleSum const& other);
-    double value() const; // the exact sum rounded to double (deterministically; within 1 ulp)
+    double value() const; // the exact sum, correctly rounded to double (to nearest, ties to even)
 
     // The accumulator as integers, for MPI reductions: digits then the NaN/+inf/-inf counters.
     static constexpr int wireSize = numDigits + 3;
