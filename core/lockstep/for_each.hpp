@@ -126,6 +126,19 @@ STRATA_HD auto makeMaster(TWorker const& worker) {
     return ForEach<TWorker, CtUint32<1>>(worker);
 }
 
+// Runs f(e) for every e in 0..count-1, with count known only at run time: the block domain is walked
+// ceil(count / blockDomSize) times. No sync.
+template <class TWorker, class F>
+STRATA_HD void forEachInRange(TWorker const& worker, uint32_t count, F&& f) {
+    constexpr uint32_t dom = TWorker::blockDomSize();
+    auto forEach = makeForEach(worker);
+    for (uint32_t base = 0; base < count; base += dom) {
+        forEach([&](uint32_t i) {
+            if (base + i < count) f(base + i);
+        });
+    }
+}
+
 template <class T, class TForEach, class... Init>
 STRATA_HD auto makeVar(TForEach const&, Init&&... init) {
     if constexpr (sizeof...(Init) == 0) {

@@ -1,0 +1,270 @@
+// Lazy column expressions: leaves, pointwise nodes and stencil nodes, evaluated only by `evaluate` (engine.hpp).
+//
+//   leaves      a Field (read-only), a scalar, the height of a staggering (`coord<Center>()`, `coord<Face>()`)
+//   pointwise   + - * / and unary -, and `map(f, args...)` with a STRATA_HD functor f
+//   stencil     an operator applied to expressions: `div(interp(K) * grad(theta))` (stencils.hpp)
+//
+// Every node has a Value type, a Stagger (Center, Face, or AnyStagger for scalars) and a stencil `depth`: 0 for
+// leaves, the largest depth of the arguments for pointwise nodes, 1 + that for stencil nodes. A pointwise node must
+// not mix staggerings (interpolate first): that is a compile error.
+//
+// Evaluation is one function per node, `eval(ctx, k)`: the value at level k of column ctx.col. The context decides
+// where a stencil node's arguments come from: recomputed from their own subtrees (Direct) or read from the block's
+// shared-memory buffers that the Shmem engine filled beforehand. Both call the same operator code on the same values,
+// so both give the same bits.
+#pragma once
+
+#include "core/config.hpp"
+#include "operators/detail/tuple.hpp"
+#include "operators/field.hpp"
+#include "operators/stagger.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace strata::ops {
+
+struct ExprTag {};
+
+template <class E>
+concept Expression = std::is_base_of_v<ExprTag, std::remove_cvref_t<E>>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Leaves
+
+template <class T, class S>
+struct FieldLeaf : ExprTag {
+    using Value = std::remove_const_t<T>;
+    using Stagger = S;
+    static constexpr int depth = 0;
+    FieldView<T const, S> field;
+
+    template <class Ctx>
+    STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
+        return field.data[ctx.col * field.stride + k];
+    }
+    template <class F>
+    void forEachLeaf(F&& f) const {
+        f(*this);
+    }
+    template <class P>
+    void plan(P&, int32_t, int32_t) {}
+    template <int D, class B>
+    STRATA_HD void stage(B const&) const {}
+};
+
+template <class T>
+struct ScalarLeaf : ExprTag {
+    using Value = T;
+    using Stagger = AnyStagger;
+    static constexpr int depth = 0;
+    T value;
+
+    template <class Ctx>
+    STRATA_HD Value eval(Ctx const&, uint32_t) const {
+        return value;
+    }
+    template <class F>
+    void forEachLeaf(F&& f) const {
+        f(*this);
+    }
+    template <class P>
+    void plan(P&, int32_t, int32_t) {}
+    template <int D, class B>
+    STRATA_HD void stage(B const&) const {}
+};
+
+// The height (m) of each level of staggering S.
+template <class S>
+struct CoordLeaf : ExprTag {
+    using Value = double;
+    using Stagger = S;
+    static constexpr int depth = 0;
+
+    template <class Ctx>
+    STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
+        if constexpr (std::is_same_v<S, Center>)
+            return ctx.grid.zc[k];
+        else
+            return ctx.grid.zf[k];
+    }
+    template <class F>
+    void forEachLeaf(F&& f) const {
+        f(*this);
+    }
+    template <class P>
+    void plan(P&, int32_t, int32_t) {}
+    template <int D, class B>
+    STRATA_HD void stage(B const&) const {}
+};
+
+template <class S>
+CoordLeaf<S> coord() {
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Turning operands into expressions
+
+template <class T, class S>
+FieldLeaf<T, S> asExpr(Field<T, S> const& f) {
+    return {{}, f.view()};
+}
+template <Expression E>
+E asExpr(E const& e) {
+    return e;
+}
+template <class T>
+requires std::is_arithmetic_v<T> ScalarLeaf<T> asExpr(T v) { return {{}, v}; }
+
+template <class X>
+using ExprOf = decltype(asExpr(std::declval<X const&>()));
+
+template <class X>
+concept Operand = requires(X const& x) {
+    asExpr(x);
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Staggering of a pointwise combination
+
+namespace detail {
+template <class A, class B>
+struct CombineStagger {
+    static constexpr bool ok = std::is_same_v<A, B> || std::is_same_v<A, AnyStagger> || std::is_same_v<B, AnyStagger>;
+    static_assert(ok, "pointwise expression mixes Center and Face values: interpolate one operand first "
+                      "(InterpolateC2F / InterpolateF2C)");
+    using type = std::conditional_t<std::is_same_v<A, AnyStagger>, B, A>;
+};
+template <class... S>
+struct CommonStagger;
+template <class S>
+struct CommonStagger<S> {
+    using type = S;
+};
+template <class A, class B, class... Rest>
+struct CommonStagger<A, B, Rest...> {
+    using type = typename CommonStagger<typename CombineStagger<A, B>::type, Rest...>::type;
+};
+constexpr int maxOf(std::initializer_list<int> xs) { return std::max(xs); }
+} // namespace detail
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pointwise nodes
+
+template <class F, class... Args>
+struct Pointwise : ExprTag {
+    using Value = std::remove_cvref_t<std::invoke_result_t<F const&, typename Args::Value...>>;
+    using Stagger = typename detail::CommonStagger<typename Args::Stagger...>::type;
+    static constexpr int depth = detail::maxOf({Args::depth...});
+
+    F f;
+    detail::Tuple<Args...> args;
+
+    template <class Ctx>
+    STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
+        return evalImpl(ctx, k, std::index_sequence_for<Args...>{});
+    }
+    template <class G>
+    void forEachLeaf(G&& g) const {
+        forEachArg([&](auto const& a) { a.forEachLeaf(g); });
+    }
+    template <class P>
+    void plan(P& p, int32_t lo, int32_t hi) {
+        planImpl(p, lo, hi, std::index_sequence_for<Args...>{});
+    }
+    template <int D, class B>
+    STRATA_HD void stage(B const& b) const {
+        if constexpr (D <= depth) stageImpl<D>(b, std::index_sequence_for<Args...>{});
+    }
+
+private:
+    template <class Ctx, std::size_t... I>
+    STRATA_HD Value evalImpl(Ctx const& ctx, uint32_t k, std::index_sequence<I...>) const {
+        return f(detail::get<I>(args).eval(ctx, k)...);
+    }
+    template <class G>
+    void forEachArg(G&& g) const {
+        forEachArgImpl(g, std::index_sequence_for<Args...>{});
+    }
+    template <class G, std::size_t... I>
+    void forEachArgImpl(G& g, std::index_sequence<I...>) const {
+        (g(detail::get<I>(args)), ...);
+    }
+    template <class P, std::size_t... I>
+    void planImpl(P& p, int32_t lo, int32_t hi, std::index_sequence<I...>) {
+        (detail::get<I>(args).plan(p, lo, hi), ...);
+    }
+    template <int D, class B, std::size_t... I>
+    STRATA_HD void stageImpl(B const& b, std::index_sequence<I...>) const {
+        (detail::get<I>(args).template stage<D>(b), ...);
+    }
+};
+
+template <class F, class... Args>
+Pointwise<F, Args...> makePointwise(F const& f, Args const&... args) {
+    return {{}, f, detail::makeTuple(args...)};
+}
+
+struct Plus {
+    template <class A, class B>
+    STRATA_HD auto operator()(A a, B b) const {
+        return a + b;
+    }
+};
+struct Minus {
+    template <class A, class B>
+    STRATA_HD auto operator()(A a, B b) const {
+        return a - b;
+    }
+};
+struct Times {
+    template <class A, class B>
+    STRATA_HD auto operator()(A a, B b) const {
+        return a * b;
+    }
+};
+struct Divide {
+    template <class A, class B>
+    STRATA_HD auto operator()(A a, B b) const {
+        return a / b;
+    }
+};
+struct Negate {
+    template <class A>
+    STRATA_HD auto operator()(A a) const {
+        return -a;
+    }
+};
+
+// An arithmetic operator applies when at least one side is an expression or a field.
+template <class A, class B>
+concept ExprPair = Operand<A> && Operand<B> &&
+    (Expression<ExprOf<A>>&& Expression<ExprOf<B>>)&&(!std::is_arithmetic_v<A> || !std::is_arithmetic_v<B>);
+
+template <class A, class B>
+requires ExprPair<A, B>
+auto operator+(A const& a, B const& b) { return makePointwise(Plus{}, asExpr(a), asExpr(b)); }
+template <class A, class B>
+requires ExprPair<A, B>
+auto operator-(A const& a, B const& b) { return makePointwise(Minus{}, asExpr(a), asExpr(b)); }
+template <class A, class B>
+requires ExprPair<A, B>
+auto operator*(A const& a, B const& b) { return makePointwise(Times{}, asExpr(a), asExpr(b)); }
+template <class A, class B>
+requires ExprPair<A, B>
+auto operator/(A const& a, B const& b) { return makePointwise(Divide{}, asExpr(a), asExpr(b)); }
+template <Expression A>
+auto operator-(A const& a) {
+    return makePointwise(Negate{}, a);
+}
+
+// map(f, args...): f applied pointwise; f is a functor with a STRATA_HD call operator.
+template <class F, class... Args>
+auto map(F const& f, Args const&... args) {
+    return makePointwise(f, asExpr(args)...);
+}
+
+} // namespace strata::ops

@@ -1,0 +1,56 @@
+// Grid: a vertical grid of n cells given by its n + 1 face heights, shared by every column.
+//
+// Centers are the mid-points of the faces. Spacings:
+//   dzCenter[k] = zf[k+1] - zf[k]          (n values: the thickness of cell k, used by F2C operators)
+//   dzFace[k]   = zc[k] - zc[k-1]          (interior faces 1..n-1: the distance between the centers around face k)
+//   dzFace[0]   = zc[0] - zf[0], dzFace[n] = zf[n] - zc[n-1]   (half cells at the boundaries)
+// Make one with Grid::uniform, Grid::stretched (a monotone map of [0, 1] onto itself) or Grid::fromFaces.
+// Kernels see a GridView: device pointers to the same arrays.
+#pragma once
+
+#include "core/backend.hpp"
+#include "core/config.hpp"
+#include "core/memory.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace strata::ops {
+
+struct GridView {
+    double const* zf;       // n + 1 face heights
+    double const* zc;       // n center heights
+    double const* dzCenter; // n cell thicknesses
+    double const* dzFace;   // n + 1 face spacings
+    uint32_t cells;
+
+    STRATA_HD uint32_t n() const { return cells; }
+};
+
+class Grid {
+public:
+    static Grid uniform(uint32_t cells, double zTop, double zBottom = 0.0);
+    // Faces at zBottom + (zTop - zBottom) * map(k / n); `map` must be strictly increasing with map(0) = 0, map(1) = 1.
+    static Grid stretched(uint32_t cells, double zTop, std::function<double(double)> const& map, double zBottom = 0.0);
+    static Grid fromFaces(std::vector<double> faces);
+
+    uint32_t cells() const { return m_cells; }
+    std::vector<double> const& faces() const { return m_zf; }
+    std::vector<double> const& centers() const { return m_zc; }
+    std::vector<double> const& dzCenter() const { return m_dzc; }
+    std::vector<double> const& dzFace() const { return m_dzf; }
+
+    // The grid's arrays in the memory of `space` (copied there once, on first use).
+    GridView view(core::MemSpace space) const;
+
+private:
+    explicit Grid(std::vector<double> faces);
+    uint32_t m_cells = 0;
+    std::vector<double> m_zf, m_zc, m_dzc, m_dzf;
+    // Device copies: zf | zc | dzc | dzf in one buffer per memory space.
+    mutable std::shared_ptr<core::Buffer<double>> m_device;
+};
+
+} // namespace strata::ops

@@ -1,0 +1,168 @@
+// StencilNode: an operator applied to argument expressions, and the shared-memory buffers the Shmem engine gives it.
+//
+// Each argument that is not a scalar gets one buffer per column in block shared memory (BufferInfo): the argument's
+// values over the levels the operator will read for the current tile of output levels, boundary levels included.
+// `plan` lays the buffers out before launch (top-down: a node's argument range is its own output range widened by the
+// operator's footprint), `stage<D>` fills the buffers of every node of depth D (so a sync after each depth is enough:
+// a depth-D buffer only needs buffers of depth < D), and `eval` applies the operator, reading its arguments from the
+// buffers (Shmem context) or recomputing them (Direct context).
+#pragma once
+
+#include "core/lockstep.hpp"
+#include "operators/expr.hpp"
+
+#include <cstdint>
+
+namespace strata::ops {
+
+// Levels an operator reads from argument I around output level k: k + lo .. k + hi (boundary stencils included).
+struct Footprint {
+    int32_t lo;
+    int32_t hi;
+};
+
+struct BufferInfo {
+    uint32_t offset = 0;   // bytes from the start of the column's shared region
+    uint32_t capacity = 0; // values
+    int32_t lo = 0;        // first level = tile start + lo
+    int32_t hi = 0;        // last level = tile end - 1 + hi
+};
+
+// What `plan` needs: the tile length and a running byte offset.
+struct PlanState {
+    uint32_t tileLen = 0;
+    uint32_t bytes = 0;
+    uint32_t buffers = 0;
+    uint32_t allocate(uint32_t valueBytes, uint32_t count) {
+        uint32_t const offset = (bytes + 15u) / 16u * 16u;
+        bytes = offset + valueBytes * count;
+        ++buffers;
+        return offset;
+    }
+};
+
+template <class A>
+inline constexpr bool isBuffered = !std::is_same_v<typename A::Stagger, AnyStagger>;
+
+template <class Op, class... Args>
+struct StencilNode : ExprTag {
+    using Value = std::common_type_t<typename Args::Value...>;
+    using Stagger = typename Op::Out;
+    static constexpr int depth = 1 + detail::maxOf({Args::depth...});
+    static constexpr std::size_t arity = sizeof...(Args);
+
+    Op op;
+    detail::Tuple<Args...> args;
+    BufferInfo buf[arity];
+
+    template <class Ctx>
+    STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
+        return evalImpl(ctx, k, std::index_sequence_for<Args...>{});
+    }
+
+    // The value of argument I at level kk, from its buffer or recomputed.
+    template <std::size_t I, class Ctx>
+    STRATA_HD auto arg(Ctx const& ctx, uint32_t kk) const {
+        using A = detail::PackElement<I, Args...>;
+        using V = typename A::Value;
+        if constexpr (Ctx::shmem && isBuffered<A>) {
+            BufferInfo const& b = buf[I];
+            int32_t const start = static_cast<int32_t>(ctx.k0) + b.lo;
+            uint32_t const first = start > 0 ? static_cast<uint32_t>(start) : 0u;
+            return static_cast<V>(ctx.template span<V>(b.offset, b.capacity)[kk - first]);
+        } else {
+            return detail::get<I>(args).eval(ctx, kk);
+        }
+    }
+
+    template <class G>
+    void forEachLeaf(G&& g) const {
+        forEachLeafImpl(g, std::index_sequence_for<Args...>{});
+    }
+
+    template <class P>
+    void plan(P& p, int32_t lo, int32_t hi) {
+        planImpl(p, lo, hi, std::index_sequence_for<Args...>{});
+    }
+
+    template <int D, class B>
+    STRATA_HD void stage(B const& b) const {
+        if constexpr (D == depth) {
+            stageImpl(b, std::index_sequence_for<Args...>{});
+        } else if constexpr (D < depth) {
+            stageChildren<D>(b, std::index_sequence_for<Args...>{});
+        }
+    }
+
+private:
+    template <std::size_t I, class Ctx>
+    struct Access {
+        StencilNode const* node;
+        Ctx const* ctx;
+        STRATA_HD auto operator()(uint32_t kk) const { return node->template arg<I>(*ctx, kk); }
+    };
+
+    template <class Ctx, std::size_t... I>
+    STRATA_HD Value evalImpl(Ctx const& ctx, uint32_t k, std::index_sequence<I...>) const {
+        return static_cast<Value>(op.apply(ctx, k, Access<I, Ctx>{this, &ctx}...));
+    }
+
+    template <class G, std::size_t... I>
+    void forEachLeafImpl(G& g, std::index_sequence<I...>) const {
+        (detail::get<I>(args).forEachLeaf(g), ...);
+    }
+
+    template <class P, std::size_t... I>
+    void planImpl(P& p, int32_t lo, int32_t hi, std::index_sequence<I...>) {
+        (planArg<I>(p, lo, hi), ...);
+    }
+    template <std::size_t I, class P>
+    void planArg(P& p, int32_t lo, int32_t hi) {
+        using A = detail::PackElement<I, Args...>;
+        constexpr Footprint fp = Op::template footprint<I>();
+        int32_t const argLo = lo + fp.lo, argHi = hi + fp.hi;
+        if constexpr (isBuffered<A>) {
+            auto const capacity = static_cast<uint32_t>(static_cast<int32_t>(p.tileLen) + argHi - argLo);
+            buf[I] = BufferInfo{p.allocate(sizeof(typename A::Value), capacity), capacity, argLo, argHi};
+        }
+        detail::get<I>(args).plan(p, argLo, argHi);
+    }
+
+    template <class B, std::size_t... I>
+    STRATA_HD void stageImpl(B const& b, std::index_sequence<I...>) const {
+        (stageArg<I>(b), ...);
+    }
+    template <std::size_t I, class B>
+    STRATA_HD void stageArg(B const& b) const {
+        using A = detail::PackElement<I, Args...>;
+        if constexpr (isBuffered<A>) {
+            using V = typename A::Value;
+            BufferInfo const info = buf[I];
+            auto const levels = static_cast<int32_t>(A::Stagger::levels(b.grid.n()));
+            int32_t const s0 = static_cast<int32_t>(b.k0) + info.lo;
+            int32_t const e0 = static_cast<int32_t>(b.k1) - 1 + info.hi;
+            int32_t const s = s0 > 0 ? s0 : 0;
+            int32_t const e = e0 < levels - 1 ? e0 : levels - 1;
+            if (e < s) return;
+            auto const len = static_cast<uint32_t>(e - s + 1);
+            auto const& a = detail::get<I>(args);
+            lockstep::forEachInRange(*b.worker, b.ncols * len, [&](uint32_t x) {
+                uint32_t const c = x / len;
+                uint32_t const kk = static_cast<uint32_t>(s) + x % len;
+                auto const ctx = b.ctx(c);
+                ctx.template span<V>(info.offset, info.capacity)[kk - static_cast<uint32_t>(s)] = a.eval(ctx, kk);
+            });
+        }
+    }
+    template <int D, class B, std::size_t... I>
+    STRATA_HD void stageChildren(B const& b, std::index_sequence<I...>) const {
+        (detail::get<I>(args).template stage<D>(b), ...);
+    }
+};
+
+template <class Op, class... Args>
+StencilNode<Op, Args...> makeStencil(Op const& op, Args const&... args) {
+    return {{}, op, detail::makeTuple(args...), {}};
+}
+
+} // namespace strata::ops

@@ -1,0 +1,62 @@
+// Stencils are exact where their formula is: linear profiles on uniform and stretched grids.
+#include "operators/operators.hpp"
+#include "tests/core/backends.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <memory>
+
+using namespace strata;
+using namespace strata::ops;
+
+namespace {
+std::shared_ptr<Grid const> stretchedGrid(uint32_t n) {
+    return std::make_shared<Grid const>(Grid::stretched(n, 1000.0, [](double s) { return s * s * 0.5 + 0.5 * s; }));
+}
+
+template <class S>
+void fillLinear(Field<double, S>& f, double a, double b) {
+    auto const& z = std::is_same_v<S, Center> ? f.grid().centers() : f.grid().faces();
+    for (uint32_t c = 0; c < f.columns(); ++c)
+        for (uint32_t k = 0; k < f.levels(); ++k)
+            f.at(c, k) = a + b * z[k] + c;
+}
+} // namespace
+
+TEMPLATE_TEST_CASE("gradients, divergences and interpolations are exact on linear profiles", "[operators]",
+                   STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    auto grid = stretchedGrid(17);
+    uint32_t const cols = 5;
+    Field<double, Center> theta(grid, cols, core::MemSpace::Host);
+    Field<double, Face> flux(grid, cols, core::MemSpace::Host);
+    fillLinear(theta, 300.0, 0.01);
+    fillLinear(flux, -2.0, 0.003);
+    Field<double, Face> onFaces(grid, cols, core::MemSpace::Host);
+    Field<double, Center> onCenters(grid, cols, core::MemSpace::Host);
+
+    for (Engine engine : {Engine::Direct, Engine::Shmem}) {
+        INFO("engine " << engineName(engine));
+        evaluate(backend, onFaces, GradientC2F{SetGradient{0.01}, SetGradient{0.01}}(theta), engine);
+        for (uint32_t c = 0; c < cols; ++c)
+            for (uint32_t k = 0; k <= 17; ++k)
+                REQUIRE(onFaces.at(c, k) == Approx(0.01).epsilon(1e-12));
+
+        evaluate(backend, onCenters, DivergenceF2C{}(flux), engine);
+        for (uint32_t c = 0; c < cols; ++c)
+            for (uint32_t k = 0; k < 17; ++k)
+                REQUIRE(onCenters.at(c, k) == Approx(0.003).epsilon(1e-12));
+
+        evaluate(backend, onFaces, InterpolateC2F{Extrapolate{}, Extrapolate{}}(theta), engine);
+        for (uint32_t c = 0; c < cols; ++c)
+            for (uint32_t k = 1; k < 17; ++k)
+                REQUIRE(onFaces.at(c, k) == Approx(300.0 + 0.01 * grid->faces()[k] + c).epsilon(1e-14));
+
+        // Nested: the divergence of the gradient of a linear profile is zero in the interior.
+        evaluate(backend, onCenters, DivergenceF2C{}(GradientC2F{SetGradient{0.01}, SetGradient{0.01}}(theta)), engine);
+        for (uint32_t c = 0; c < cols; ++c)
+            for (uint32_t k = 0; k < 17; ++k)
+                REQUIRE(std::fabs(onCenters.at(c, k)) < 1e-14);
+    }
+}
