@@ -1,0 +1,137 @@
+// The read-counting instrument: a test-only leaf that counts every global read of every element. Shmem must read each
+// leaf element once per column (plus tile halos); Direct re-reads leaves under nested stencils. The expected Direct
+// counts follow from the stencils' definitions (worked out by hand below), not from running the code.
+#include "operators/operators.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <memory>
+#include <utility>
+#include <vector>
+
+using namespace strata;
+using namespace strata::ops;
+
+namespace {
+
+// A Center field leaf that counts reads per (column, level).
+struct CountingLeaf : ExprTag {
+    using Value = double;
+    using Stagger = Center;
+    static constexpr int depth = 0;
+    FieldView<double const, Center> field;
+    std::atomic<uint32_t>* counts; // columns x levels
+
+    template <class Ctx>
+    double eval(Ctx const& ctx, uint32_t k) const {
+        counts[ctx.col * field.levels + k].fetch_add(1, std::memory_order_relaxed);
+        return field.data[ctx.col * field.stride + k];
+    }
+    template <class F>
+    void forEachLeaf(F&& f) const {
+        f(*this);
+    }
+    template <class P>
+    void plan(P&, int32_t, int32_t) {}
+    template <int D, class B>
+    void stage(B const&) const {}
+};
+
+struct Counted {
+    Field<double, Center> field;
+    std::vector<std::atomic<uint32_t>> counts;
+    Counted(std::shared_ptr<Grid const> grid, uint32_t columns)
+        : field(grid, columns, core::MemSpace::Host, 1.0), counts(columns * field.levels()) {
+        for (uint32_t c = 0; c < columns; ++c)
+            for (uint32_t k = 0; k < field.levels(); ++k)
+                field.at(c, k) = 1.0 + 0.1 * k + c;
+    }
+    CountingLeaf leaf() { return {{}, std::as_const(field).view(), counts.data()}; }
+    void reset() {
+        for (auto& c : counts)
+            c.store(0);
+    }
+    uint32_t at(uint32_t col, uint32_t k) const { return counts[col * field.levels() + k].load(); }
+};
+
+} // namespace
+
+TEST_CASE("read counts: Shmem reads each leaf element once per column, Direct many times", "[operators][reads]") {
+    uint32_t const n = 40, columns = 3;
+    auto grid = std::make_shared<Grid const>(Grid::uniform(n, 4000.0));
+    Counted theta(grid, columns), kappa(grid, columns);
+    Field<double, Center> out(grid, columns, core::MemSpace::Host);
+
+    auto const grad = GradientC2F{SetValue{300.0}, SetGradient{0.0}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+
+    // div(interp(K) * grad(theta)): center c reads faces c and c + 1; face f reads centers f - 1 and f.
+    // So an interior element j is read through faces j and j + 1, each used by two centers: 4 times in Direct.
+    auto const diffusion = div(interp(kappa.leaf()) * grad(theta.leaf()));
+    // div(grad(div(grad(theta)))): each nesting of div(grad(.)) reads an interior element 4 times: 16.
+    auto const biharmonic = div(grad(div(grad(theta.leaf()))));
+
+    for (auto backend : {core::Threads{1, true}, core::Threads{4, true}}) {
+        INFO("Threads with " << backend.numWorkers << " workers");
+        theta.reset();
+        kappa.reset();
+        evaluate(backend, out, diffusion, Engine::Shmem);
+        for (uint32_t c = 0; c < columns; ++c)
+            for (uint32_t k = 0; k < n; ++k) {
+                INFO("column " << c << " level " << k);
+                REQUIRE(theta.at(c, k) == 1);
+                REQUIRE(kappa.at(c, k) == 1);
+            }
+
+        theta.reset();
+        kappa.reset();
+        evaluate(backend, out, diffusion, Engine::Direct);
+        for (uint32_t c = 0; c < columns; ++c)
+            for (uint32_t k = 2; k + 2 < n; ++k) {
+                INFO("column " << c << " level " << k);
+                REQUIRE(theta.at(c, k) == 4);
+                REQUIRE(kappa.at(c, k) == 4);
+            }
+
+        theta.reset();
+        evaluate(backend, out, biharmonic, Engine::Shmem);
+        for (uint32_t c = 0; c < columns; ++c)
+            for (uint32_t k = 0; k < n; ++k)
+                REQUIRE(theta.at(c, k) == 1);
+
+        theta.reset();
+        evaluate(backend, out, biharmonic, Engine::Direct);
+        for (uint32_t c = 0; c < columns; ++c)
+            for (uint32_t k = 4; k + 4 < n; ++k)
+                REQUIRE(theta.at(c, k) == 16);
+    }
+}
+
+TEST_CASE("read counts: tiled Shmem re-reads only the halos", "[operators][reads]") {
+    uint32_t const n = 1000, columns = 2, tile = 64;
+    auto grid = std::make_shared<Grid const>(Grid::uniform(n, 20000.0));
+    Counted theta(grid, columns);
+    Field<double, Center> out(grid, columns, core::MemSpace::Host);
+    auto const grad = GradientC2F{SetValue{300.0}, SetValue{250.0}};
+    auto const div = DivergenceF2C{};
+    EvalPlan const plan =
+        evaluate(core::Serial{}, out, div(grad(theta.leaf())), Engine::Shmem, EngineOptions{48 * 1024, tile});
+    REQUIRE(plan.tiles == (n + tile - 1) / tile);
+    // div's footprint reaches levels -1..+2 around a tile (faces), grad's -1..0 around that: a halo of a few levels
+    // on each side of every tile boundary. Everything is read at least once, at most twice, and the extra reads are
+    // bounded by (tiles - 1) x (halo below + halo above).
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < columns; ++c)
+        for (uint32_t k = 0; k < n; ++k) {
+            INFO("column " << c << " level " << k);
+            REQUIRE(theta.at(c, k) >= 1);
+            REQUIRE(theta.at(c, k) <= 2);
+            total += theta.at(c, k);
+        }
+    uint64_t const extraPerBoundary = 2 + 3; // below: 1 (div) + 1 (grad); above: 2 (div) + 0 (grad) + 1 (face n)
+    REQUIRE(total - uint64_t{n} * columns <= uint64_t{plan.tiles - 1} * extraPerBoundary * columns);
+    WARN("tiled Shmem, " << n << " levels in tiles of " << tile << ": " << total << " reads for " << n * columns
+                         << " elements");
+}
