@@ -8,7 +8,8 @@ target_compile_options(strata_options INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -ffp-contract=off>
   $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${STRATA_WERROR}>>:-Werror>
   $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --fmad=false -Xcompiler=-Wall,-Wextra,-ffp-contract=off>
-  $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${STRATA_WERROR}>>:-Werror=all-warnings -Xcompiler=-Werror>)
+  $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${STRATA_WERROR}>>:-Werror=all-warnings -Xcompiler=-Werror>
+  $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${STRATA_PTXAS_VERBOSE}>>:-Xptxas=-v>)
 if(STRATA_ENABLE_CUDA)
   target_compile_definitions(strata_options INTERFACE STRATA_HAVE_CUDA=1)
 endif()
