@@ -37,6 +37,19 @@ int cudaDeviceCount() {
 #endif
 }
 
+std::size_t sharedMemoryPerBlock(Cuda const& backend) {
+#if defined(STRATA_HAVE_CUDA)
+    int bytes = 0;
+    if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, backend.device) == cudaSuccess &&
+        bytes > 0)
+        return static_cast<std::size_t>(bytes);
+    cudaGetLastError();
+#else
+    (void)backend;
+#endif
+    return 48 * 1024;
+}
+
 namespace detail {
 
 #if defined(STRATA_HAVE_CUDA)

@@ -10,6 +10,7 @@
 //  Cuda     one CUDA thread per worker, compiled by nvcc when STRATA_ENABLE_CUDA=ON.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -44,5 +45,7 @@ struct Cuda {
 bool cudaCompiled();
 bool openmpCompiled();
 int cudaDeviceCount(); // 0 when not compiled or no device is visible
+// Shared memory one block may use on the device (the opt-in maximum); 48 KiB when it cannot be asked.
+std::size_t sharedMemoryPerBlock(Cuda const& backend);
 
 } // namespace strata::core

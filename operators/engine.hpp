@@ -106,6 +106,12 @@ struct BlockState {
     uint32_t perColumn;
 
     STRATA_HD ShmemCtx<W> ctx(uint32_t c) const { return {grid, col0 + c, k0, worker, smem + c * perColumn}; }
+
+    // f(c, i) for every column c of the block and i = 0..len-1, spread over the workers.
+    template <class F>
+    STRATA_HD void forEachLevel(uint32_t len, F&& f) const {
+        lockstep::forEachInRange2D(*worker, ncols, len, f);
+    }
 };
 
 struct ShmemLaunch {
@@ -120,14 +126,14 @@ struct DirectKernel {
     static constexpr uint32_t blockDomSize = engineBlockDomSize;
     template <class W, class E, class T, class S>
     STRATA_HD void operator()(W const& worker, E const& expr, FieldView<T, S> dest, GridView grid) const {
-        uint32_t const total = dest.columns * dest.levels;
-        for (uint32_t b = worker.blockDomIdx(); b * blockDomSize < total; b += worker.gridDomSize()) {
-            lockstep::makeForEach(worker)([&](uint32_t i) {
-                uint32_t const p = b * blockDomSize + i;
-                if (p < total) {
-                    uint32_t const col = p / dest.levels, k = p % dest.levels;
-                    dest(col, k) = static_cast<T>(expr.eval(DirectCtx{grid, col}, k));
-                }
+        // Block b computes columns [b * columnsPerBlock, ...) : whole columns, so a worker walks levels without
+        // dividing, and neighbouring workers write neighbouring levels.
+        uint32_t const columnsPerBlock = (blockDomSize + dest.levels - 1) / dest.levels;
+        for (uint32_t b = worker.blockDomIdx(); b * columnsPerBlock < dest.columns; b += worker.gridDomSize()) {
+            uint32_t const col0 = b * columnsPerBlock;
+            uint32_t const ncols = col0 + columnsPerBlock <= dest.columns ? columnsPerBlock : dest.columns - col0;
+            lockstep::forEachInRange2D(worker, ncols, dest.levels, [&](uint32_t c, uint32_t k) {
+                dest(col0 + c, k) = static_cast<T>(expr.eval(DirectCtx{grid, col0 + c}, k));
             });
         }
     }
@@ -147,10 +153,8 @@ struct ShmemKernel {
             uint32_t const k1 = min(k0 + launch.tileLevels, dest.levels);
             BlockState<W> const state{&worker, grid, col0, ncols, k0, k1, worker.dynSharedBase(), launch.perColumn};
             stageFrom<1>(worker, expr, state);
-            uint32_t const len = k1 - k0;
-            lockstep::forEachInRange(worker, ncols * len, [&](uint32_t x) {
-                uint32_t const c = x / len, k = k0 + x % len;
-                dest(col0 + c, k) = static_cast<T>(expr.eval(state.ctx(c), k));
+            state.forEachLevel(k1 - k0, [&](uint32_t c, uint32_t i) {
+                dest(col0 + c, k0 + i) = static_cast<T>(expr.eval(state.ctx(c), k0 + i));
             });
             if (task + worker.gridDomSize() < launch.tasks) worker.sync(); // the next task reuses the buffers
         }
@@ -178,8 +182,6 @@ uint32_t sharedBytesPerColumn(E expr, uint32_t tileLevels, uint32_t* buffers = n
     return (p.bytes + 15u) / 16u * 16u;
 }
 
-std::size_t deviceSharedLimit(core::Cuda const& backend);
-
 template <class Backend>
 constexpr bool isGpu = std::is_same_v<Backend, core::Cuda>;
 
@@ -193,7 +195,7 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
     EvalPlan plan;
     plan.depth = E::depth;
     std::size_t limit = options.sharedLimitBytes;
-    if constexpr (detail::isGpu<Backend>) limit = std::min(limit, detail::deviceSharedLimit(backend));
+    if constexpr (detail::isGpu<Backend>) limit = std::min(limit, core::sharedMemoryPerBlock(backend));
 
     bool wantShmem = engine == Engine::Shmem;
     if (engine == Engine::Auto) wantShmem = E::depth >= 2 || (detail::isGpu<Backend> && E::depth >= 1);
@@ -242,8 +244,9 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
     }
     if (!wantShmem) {
         plan.engine = Engine::Direct;
-        uint32_t const total = columns * levels;
-        plan.blocks = std::min((total + detail::engineBlockDomSize - 1) / detail::engineBlockDomSize, detail::maxGrid);
+        uint32_t const columnsPerBlock = (detail::engineBlockDomSize + levels - 1) / levels;
+        plan.columnsPerBlock = columnsPerBlock;
+        plan.blocks = std::min((columns + columnsPerBlock - 1) / columnsPerBlock, detail::maxGrid);
     }
     return plan;
 }

@@ -50,7 +50,8 @@ Grid::Grid(std::vector<double> faces) : m_zf(std::move(faces)) {
 
 GridView Grid::view(core::MemSpace space) const {
     uint32_t const n = m_cells;
-    if (!m_device || m_device->space() != space) {
+    auto& slot = space == core::MemSpace::Cuda ? m_cuda : m_host;
+    if (!slot) {
         auto buf = std::make_shared<core::Buffer<double>>(4 * n + 2, space);
         auto h = buf->host();
         std::copy(m_zf.begin(), m_zf.end(), h.begin());
@@ -58,9 +59,9 @@ GridView Grid::view(core::MemSpace space) const {
         std::copy(m_dzc.begin(), m_dzc.end(), h.begin() + (2 * n + 1));
         std::copy(m_dzf.begin(), m_dzf.end(), h.begin() + (3 * n + 1));
         buf->toDevice();
-        m_device = std::move(buf);
+        slot = std::move(buf);
     }
-    double const* base = m_device->device();
+    double const* base = slot->device();
     return GridView{base, base + (n + 1), base + (2 * n + 1), base + (3 * n + 1), n};
 }
 

@@ -42,15 +42,16 @@ public:
     std::vector<double> const& dzCenter() const { return m_dzc; }
     std::vector<double> const& dzFace() const { return m_dzf; }
 
-    // The grid's arrays in the memory of `space` (copied there once, on first use).
+    // The grid's arrays in the memory of `space` (copied there once, on first use; valid while the Grid lives).
     GridView view(core::MemSpace space) const;
 
 private:
     explicit Grid(std::vector<double> faces);
     uint32_t m_cells = 0;
     std::vector<double> m_zf, m_zc, m_dzc, m_dzf;
-    // Device copies: zf | zc | dzc | dzf in one buffer per memory space.
-    mutable std::shared_ptr<core::Buffer<double>> m_device;
+    // zf | zc | dzc | dzf in one buffer per memory space, made on first use and kept while the grid lives, so a
+    // GridView stays valid as long as its Grid.
+    mutable std::shared_ptr<core::Buffer<double>> m_host, m_cuda;
 };
 
 } // namespace strata::ops

@@ -146,11 +146,10 @@ private:
             if (e < s) return;
             auto const len = static_cast<uint32_t>(e - s + 1);
             auto const& a = detail::get<I>(args);
-            lockstep::forEachInRange(*b.worker, b.ncols * len, [&](uint32_t x) {
-                uint32_t const c = x / len;
-                uint32_t const kk = static_cast<uint32_t>(s) + x % len;
+            b.forEachLevel(len, [&](uint32_t c, uint32_t i) {
                 auto const ctx = b.ctx(c);
-                ctx.template span<V>(info.offset, info.capacity)[kk - static_cast<uint32_t>(s)] = a.eval(ctx, kk);
+                uint32_t const kk = static_cast<uint32_t>(s) + i;
+                ctx.template span<V>(info.offset, info.capacity)[i] = a.eval(ctx, kk);
             });
         }
     }

@@ -34,7 +34,7 @@ class Variable {
 public:
     static constexpr uint32_t slots = TForEach::maxSlots;
 
-    STRATA_HD Variable() = default;
+    Variable() = default;
     STRATA_HD explicit Variable(T const& init) {
         for (uint32_t s = 0; s < slots; ++s)
             m_data[s] = init;
@@ -136,6 +136,31 @@ STRATA_HD void forEachInRange(TWorker const& worker, uint32_t count, F&& f) {
         forEach([&](uint32_t i) {
             if (base + i < count) f(base + i);
         });
+    }
+}
+
+// Runs f(o, i) for every o in 0..outer-1 and i in 0..inner-1 (i fastest), spread over the workers like
+// forEachInRange over outer * inner elements, but without a division per element when inner exceeds the worker
+// count (the CPU backends and tall columns): each worker steps its (o, i) pair forward. No sync.
+template <class TWorker, class F>
+STRATA_HD void forEachInRange2D(TWorker const& worker, uint32_t outer, uint32_t inner, F&& f) {
+    uint32_t const total = outer * inner;
+    uint32_t const nw = worker.numWorkers();
+    uint32_t x = worker.workerIdx();
+    if (x >= total) return;
+    if (nw < inner) {
+        uint32_t o = x / inner, i = x % inner;
+        for (; x < total; x += nw) {
+            f(o, i);
+            i += nw;
+            if (i >= inner) { // nw < inner: at most one wrap per step
+                i -= inner;
+                ++o;
+            }
+        }
+    } else {
+        for (; x < total; x += nw)
+            f(x / inner, x % inner);
     }
 }
 

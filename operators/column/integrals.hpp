@@ -1,0 +1,182 @@
+// Column integrals and reductions: one value per column, or a running integral from Center values to Face values.
+//
+// With n the cells of the grid, dz[k] = dzCenter[k] the thickness of cell k (grid.hpp), f a Center field and g a
+// Center or Face field:
+//
+//   columnIntegral(backend, f, out)              out[col] = f[0] dz[0] + f[1] dz[1] + ... + f[n-1] dz[n-1]
+//   columnIntegralFromBottom(backend, f, F, F0)  F[0] = F0,    F[k+1] = F[k] + f[k] dz[k]   (k = 0, 1, ..., n-1)
+//   columnIntegralFromTop(backend, f, F, Ftop)   F[n] = Ftop,  F[k]   = F[k+1] + f[k] dz[k] (k = n-1, ..., 0)
+//   columnSum / columnMin / columnMax(backend, g, out)   out[col] = the sum / min / max over the levels of g
+//   hydrostaticPressure(backend, T, ps, g, Rd, pFace, pCenter)   pressure of a hydrostatic ideal-gas column
+//
+// Sign convention. Both running integrals add f dz as they walk away from their start value:
+//   from the bottom  F(z) = F0   + integral of f from the bottom face z_0 up to z     (dF/dz = +f)
+//   from the top     F(z) = Ftop + integral of f from z up to the top face z_n        (dF/dz = -f)
+// so one physical profile needs opposite signs of f from the two ends. Hydrostatic pressure from the density rho,
+// dp/dz = -g rho: from the surface, columnIntegralFromBottom(f = -g rho, F0 = ps); from the model top,
+// columnIntegralFromTop(f = +g rho, Ftop = ptop). Sums and the definite integral run k = 0, 1, ... (bottom up).
+//
+// Accuracy. f[k] stands for the whole cell (midpoint rule): the integrals are exact, to rounding, for profiles
+// linear in z within each cell, on any grid (uniform or stretched); second order otherwise. The definite integral is
+// the last face of the integral from the bottom started at 0, bit for bit.
+//
+// hydrostaticPressure solves dp/dz = -g p / (Rd T) upward from the surface pressure ps at the bottom face, with the
+// temperature T[k] constant within cell k:
+//   pFace[0]   = ps
+//   pFace[k+1] = pFace[k] exp(-g dz[k] / (Rd T[k]))
+//   pCenter[k] = pFace[k] exp(-g (dz[k] / 2) / (Rd T[k]))
+// i.e. each center is reached from the face below it through the lower half of its own cell. It is exact, to
+// rounding, for an isothermal atmosphere: p(z) = ps exp(-g (z - z_0) / (Rd T)), z_0 the bottom face. (Integrating
+// -g / (Rd T) for log p with columnIntegralFromBottom and exponentiating gives the same profile to rounding; the
+// product of exponentials keeps p positive and needs no separate pass.)
+//
+// Arguments.
+//   Levels        Field<T, Center> / Field<T, Face>, T a floating-point type; all fields of a call have the same
+//                 columns and grid size, and the grid of the first argument supplies dz. Arithmetic is done in T
+//                 (dz converted to T).
+//   Per-column    outputs are core::Buffer<T> of exactly columns() values; per-column inputs (F0, Ftop, ps) are
+//                 PerColumn<T>: either a core::Buffer<T> of columns() values or one T for every column.
+//   Memory        every field and buffer lives in Backend::memSpace (checked). Inputs are read on the device side and
+//                 outputs written there: call toHost() on them to read results on Cuda (a no-op on CPU backends).
+//   In place      no function writes an input; hydrostaticPressure's pCenter must not be T (checked).
+// A mismatch throws strata::Error naming the function and the argument.
+//
+// Reproducibility. Each function is one lockstep kernel over all columns with one worker per column, which walks the
+// levels in the order above. A column's result is the same sequence of IEEE operations on every backend and worker
+// count, hence bit-identical on Serial, OpenMP, Threads and Cuda (the build forbids FMA contraction;
+// tests/cuda/test_cuda_column.cu checks Cuda on a device) -- except hydrostaticPressure on Cuda, whose exp is
+// accurate to 1 ulp but not always rounded as the host's is.
+#pragma once
+
+#include "core/error.hpp"
+#include "core/memory.hpp"
+#include "core/threaded.hpp"
+#include "operators/column/detail/checks.hpp"
+#include "operators/column/detail/integral_kernels.hpp"
+#include "operators/field.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace strata::ops {
+
+// A per-column input: one value for every column, or a buffer of one value per column. The constructors are implicit
+// on purpose: pass `1e5` or a core::Buffer<double> where a PerColumn<double> is expected.
+template <class T>
+class PerColumn {
+public:
+    PerColumn(T value) : m_scalar(value) {}
+    PerColumn(core::Buffer<T> const& values) : m_values(&values) {}
+
+    core::Buffer<T> const* buffer() const { return m_values; }
+    T scalar() const { return m_scalar; }
+
+private:
+    core::Buffer<T> const* m_values = nullptr;
+    T m_scalar{};
+};
+
+namespace detail {
+
+template <class Backend, class T>
+PerColumnView<T> perColumnView(char const* where, char const* name, PerColumn<T> const& v, uint32_t columns) {
+    if (v.buffer() == nullptr) return {nullptr, v.scalar()};
+    requirePerColumn<Backend>(where, name, *v.buffer(), columns);
+    return {v.buffer()->device(), T{}};
+}
+
+template <class Backend, class Body>
+void launchColumns(Backend const& backend, uint32_t columns, Body const& body) {
+    if (columns > 0) threaded::threaded(backend, threaded::independent(columns), body);
+}
+
+template <Reduction R, class Backend, class T, class S>
+void columnReduce(char const* where, Backend const& backend, Field<T, S> const& g, core::Buffer<T>& out) {
+    static_assert(std::is_floating_point_v<T>, "column reductions: T must be a floating-point type");
+    requireColumnField<Backend>(where, "g", g, g.columns(), g.grid().cells());
+    requirePerColumn<Backend>(where, "out", out, g.columns());
+    launchColumns(backend, g.columns(), ColumnReduceBody<R, T, S>{g.view(), out.device()});
+}
+
+} // namespace detail
+
+// out[col] = sum over k of f[k] dz[k].
+template <class Backend, class T>
+void columnIntegral(Backend const& backend, Field<T, Center> const& f, core::Buffer<T>& out) {
+    static_assert(std::is_floating_point_v<T>, "columnIntegral: T must be a floating-point type");
+    char const* where = "columnIntegral";
+    detail::requireColumnField<Backend>(where, "f", f, f.columns(), f.grid().cells());
+    detail::requirePerColumn<Backend>(where, "out", out, f.columns());
+    detail::launchColumns(backend, f.columns(),
+                          detail::ColumnIntegralBody<T>{f.view(), f.grid().view(Backend::memSpace), out.device()});
+}
+
+// F[0] = bottom, F[k+1] = F[k] + f[k] dz[k].
+template <class Backend, class T>
+void columnIntegralFromBottom(Backend const& backend, Field<T, Center> const& f, Field<T, Face>& integral,
+                              std::type_identity_t<PerColumn<T>> const& bottom) {
+    static_assert(std::is_floating_point_v<T>, "columnIntegralFromBottom: T must be a floating-point type");
+    char const* where = "columnIntegralFromBottom";
+    uint32_t const columns = f.columns(), cells = f.grid().cells();
+    detail::requireColumnField<Backend>(where, "f", f, columns, cells);
+    detail::requireColumnField<Backend>(where, "integral", integral, columns, cells);
+    auto const start = detail::perColumnView<Backend>(where, "bottom", bottom, columns);
+    detail::launchColumns(
+        backend, columns,
+        detail::IntegralFromBottomBody<T>{f.view(), integral.view(), f.grid().view(Backend::memSpace), start});
+}
+
+// F[n] = top, F[k] = F[k+1] + f[k] dz[k].
+template <class Backend, class T>
+void columnIntegralFromTop(Backend const& backend, Field<T, Center> const& f, Field<T, Face>& integral,
+                           std::type_identity_t<PerColumn<T>> const& top) {
+    static_assert(std::is_floating_point_v<T>, "columnIntegralFromTop: T must be a floating-point type");
+    char const* where = "columnIntegralFromTop";
+    uint32_t const columns = f.columns(), cells = f.grid().cells();
+    detail::requireColumnField<Backend>(where, "f", f, columns, cells);
+    detail::requireColumnField<Backend>(where, "integral", integral, columns, cells);
+    auto const start = detail::perColumnView<Backend>(where, "top", top, columns);
+    detail::launchColumns(
+        backend, columns,
+        detail::IntegralFromTopBody<T>{f.view(), integral.view(), f.grid().view(Backend::memSpace), start});
+}
+
+// out[col] = ((g[0] + g[1]) + g[2]) + ... over the levels of g.
+template <class Backend, class T, class S>
+void columnSum(Backend const& backend, Field<T, S> const& g, core::Buffer<T>& out) {
+    detail::columnReduce<detail::Reduction::Sum>("columnSum", backend, g, out);
+}
+
+// out[col] = the smallest value over the levels of g (NaN if the column holds a NaN).
+template <class Backend, class T, class S>
+void columnMin(Backend const& backend, Field<T, S> const& g, core::Buffer<T>& out) {
+    detail::columnReduce<detail::Reduction::Min>("columnMin", backend, g, out);
+}
+
+// out[col] = the largest value over the levels of g (NaN if the column holds a NaN).
+template <class Backend, class T, class S>
+void columnMax(Backend const& backend, Field<T, S> const& g, core::Buffer<T>& out) {
+    detail::columnReduce<detail::Reduction::Max>("columnMax", backend, g, out);
+}
+
+// Hydrostatic pressure of an ideal gas with temperature T on centers, from the surface pressure ps (bottom face):
+// pFace[k+1] = pFace[k] exp(-g dz[k] / (Rd T[k])), pCenter[k] = pFace[k] exp(-g (dz[k]/2) / (Rd T[k])).
+template <class Backend, class T>
+void hydrostaticPressure(Backend const& backend, Field<T, Center> const& temperature,
+                         std::type_identity_t<PerColumn<T>> const& surfacePressure, std::type_identity_t<T> gravity,
+                         std::type_identity_t<T> gasConstant, Field<T, Face>& pFace, Field<T, Center>& pCenter) {
+    static_assert(std::is_floating_point_v<T>, "hydrostaticPressure: T must be a floating-point type");
+    char const* where = "hydrostaticPressure";
+    uint32_t const columns = temperature.columns(), cells = temperature.grid().cells();
+    detail::requireColumnField<Backend>(where, "temperature", temperature, columns, cells);
+    detail::requireColumnField<Backend>(where, "pFace", pFace, columns, cells);
+    detail::requireColumnField<Backend>(where, "pCenter", pCenter, columns, cells);
+    detail::requireDistinct(where, "pCenter", pCenter, "temperature", temperature);
+    auto const ps = detail::perColumnView<Backend>(where, "surfacePressure", surfacePressure, columns);
+    detail::launchColumns(backend, columns,
+                          detail::HydrostaticPressureBody<T>{temperature.view(), pFace.view(), pCenter.view(),
+                                                             temperature.grid().view(Backend::memSpace), ps, gravity,
+                                                             gasConstant});
+}
+
+} // namespace strata::ops

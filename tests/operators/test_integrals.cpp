@@ -1,0 +1,277 @@
+// Column integrals are exact where the midpoint rule is (profiles linear in z), on uniform and stretched grids;
+// hydrostatic pressure matches the analytic isothermal profile; reductions match host loops. The expected values
+// come from closed forms or independent host loops, never from the code under test.
+#include "operators/column/integrals.hpp"
+#include "tests/core/backends.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <vector>
+
+using namespace strata;
+using namespace strata::ops;
+
+namespace {
+
+constexpr auto host = core::MemSpace::Host;
+
+std::shared_ptr<Grid const> uniformGrid(uint32_t n) {
+    return std::make_shared<Grid const>(Grid::uniform(n, 12000.0, 100.0));
+}
+std::shared_ptr<Grid const> stretchedGrid(uint32_t n) {
+    return std::make_shared<Grid const>(Grid::stretched(
+        n, 30000.0, [](double s) { return s * s * s * 0.7 + 0.3 * s; }, -50.0));
+}
+
+// f(z) = a + b z + col on centers; its integral from zLow to zHigh in closed form.
+struct Linear {
+    double a, b;
+    double at(double z, uint32_t col) const { return a + b * z + col; }
+    double integral(double zLow, double zHigh, uint32_t col) const {
+        return (a + col) * (zHigh - zLow) + b * (zHigh * zHigh - zLow * zLow) / 2;
+    }
+};
+
+void fill(Field<double, Center>& f, Linear const& p) {
+    for (uint32_t c = 0; c < f.columns(); ++c)
+        for (uint32_t k = 0; k < f.levels(); ++k)
+            f.at(c, k) = p.at(f.grid().centers()[k], c);
+}
+
+// |x - y| <= tol * scale, with the scale of the quantity (values can cross zero).
+bool close(double x, double y, double scale, double tol) { return std::fabs(x - y) <= tol * scale; }
+
+} // namespace
+
+TEMPLATE_TEST_CASE("column integrals are exact for linear profiles (midpoint rule), uniform and stretched grids",
+                   "[column][integrals]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    uint32_t const cols = 5;
+    Linear const profile{-3.0, 2.5e-3};
+    for (auto const& grid : {uniformGrid(1), uniformGrid(40), stretchedGrid(3), stretchedGrid(97)}) {
+        uint32_t const n = grid->cells();
+        auto const& zf = grid->faces();
+        double const zBottom = zf.front(), zTop = zf.back();
+        double const largestF = std::fabs(profile.a) + std::fabs(profile.b) * std::max(-zBottom, zTop) + cols;
+        double const scale = largestF * (zTop - zBottom) + 1e5; // of the integrals and their start values
+        double const tol = 4 * (n + 2) * std::numeric_limits<double>::epsilon(); // rounding of n + 2 sums
+        INFO("grid of " << n << " cells, " << zBottom << " .. " << zTop << " m");
+
+        Field<double, Center> f(grid, cols, host);
+        fill(f, profile);
+
+        core::Buffer<double> total(cols, host);
+        columnIntegral(backend, f, total);
+        for (uint32_t c = 0; c < cols; ++c)
+            REQUIRE(close(total.host()[c], profile.integral(zBottom, zTop, c), scale, tol));
+
+        core::Buffer<double> starts(cols, host);
+        for (uint32_t c = 0; c < cols; ++c)
+            starts.host()[c] = 1e5 - 7.0 * c;
+        Field<double, Face> up(grid, cols, host), down(grid, cols, host);
+        columnIntegralFromBottom(backend, f, up, starts);
+        columnIntegralFromTop(backend, f, down, 42.0);
+        for (uint32_t c = 0; c < cols; ++c) {
+            for (uint32_t k = 0; k <= n; ++k) {
+                INFO("column " << c << ", face " << k);
+                REQUIRE(close(up.at(c, k), starts.host()[c] + profile.integral(zBottom, zf[k], c), scale, tol));
+                REQUIRE(close(down.at(c, k), 42.0 + profile.integral(zf[k], zTop, c), scale, tol));
+            }
+            REQUIRE(up.at(c, 0) == starts.host()[c]); // the start values are stored as given
+            REQUIRE(down.at(c, n) == 42.0);
+        }
+
+        // The definite integral is the top face of the upward integral started at 0, bit for bit (same order).
+        columnIntegralFromBottom(backend, f, up, 0.0);
+        for (uint32_t c = 0; c < cols; ++c)
+            REQUIRE(std::memcmp(&up.at(c, n), &total.host()[c], sizeof(double)) == 0);
+    }
+}
+
+TEMPLATE_TEST_CASE("column integrals are second order, not exact, on a quadratic profile", "[column][integrals]",
+                   STRATA_CPU_BACKENDS) {
+    // Proves the exactness test above can fail: the midpoint rule misses sum dz^3 / 12 * f'' on a parabola.
+    auto const backend = TestType::make();
+    double previous = 0;
+    for (uint32_t n : {16u, 32u, 64u}) {
+        auto grid = stretchedGrid(n);
+        Field<double, Center> f(grid, 1, host);
+        for (uint32_t k = 0; k < n; ++k)
+            f.at(0, k) = grid->centers()[k] * grid->centers()[k];
+        core::Buffer<double> total(1, host);
+        columnIntegral(backend, f, total);
+        double const z0 = grid->faces().front(), z1 = grid->faces().back();
+        double missing = 0;
+        for (double dz : grid->dzCenter())
+            missing += dz * dz * dz / 12; // f'' dz^3 / 24 per cell, f'' = 2
+        double const error = (z1 * z1 * z1 - z0 * z0 * z0) / 3 - total.host()[0];
+        REQUIRE(error == Approx(missing).epsilon(1e-9));
+        if (previous != 0) REQUIRE(std::log2(previous / error) == Approx(2.0).margin(0.05));
+        previous = error;
+    }
+}
+
+TEMPLATE_TEST_CASE("hydrostatic pressure is exact for an isothermal atmosphere", "[column][integrals]",
+                   STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    double const g = 9.80616, rd = 287.04, temperature = 250.0;
+    uint32_t const cols = 4;
+    for (auto const& grid : {uniformGrid(30), stretchedGrid(300)}) {
+        uint32_t const n = grid->cells();
+        double const z0 = grid->faces().front();
+        INFO("grid of " << n << " cells");
+        Field<double, Center> t(grid, cols, host, temperature);
+        core::Buffer<double> ps(cols, host);
+        for (uint32_t c = 0; c < cols; ++c)
+            ps.host()[c] = 101325.0 - 900.0 * c;
+        Field<double, Face> pFace(grid, cols, host);
+        Field<double, Center> pCenter(grid, cols, host);
+        hydrostaticPressure(backend, t, ps, g, rd, pFace, pCenter);
+
+        double worst = 0;
+        for (uint32_t c = 0; c < cols; ++c) {
+            auto analytic = [&](double z) { return ps.host()[c] * std::exp(-g * (z - z0) / (rd * temperature)); };
+            for (uint32_t k = 0; k <= n; ++k)
+                worst = std::max(worst, std::fabs(pFace.at(c, k) / analytic(grid->faces()[k]) - 1));
+            for (uint32_t k = 0; k < n; ++k)
+                worst = std::max(worst, std::fabs(pCenter.at(c, k) / analytic(grid->centers()[k]) - 1));
+            REQUIRE(pFace.at(c, 0) == ps.host()[c]);
+        }
+        INFO("largest relative error " << worst);
+        REQUIRE(worst < 1e-13);
+    }
+}
+
+TEMPLATE_TEST_CASE("hydrostatic pressure takes a scalar surface pressure and follows the cell temperatures",
+                   "[column][integrals]", STRATA_CPU_BACKENDS) {
+    // Two isothermal layers: above the interface the profile continues from the interface pressure.
+    auto const backend = TestType::make();
+    double const g = 9.81, rd = 287.0, tLow = 280.0, tHigh = 220.0, ps = 1e5;
+    auto grid = uniformGrid(20);
+    double const z0 = grid->faces().front(), zi = grid->faces()[8];
+    Field<double, Center> t(grid, 2, host);
+    for (uint32_t c = 0; c < 2; ++c)
+        for (uint32_t k = 0; k < 20; ++k)
+            t.at(c, k) = k < 8 ? tLow : tHigh;
+    Field<double, Face> pFace(grid, 2, host);
+    Field<double, Center> pCenter(grid, 2, host);
+    hydrostaticPressure(backend, t, ps, g, rd, pFace, pCenter);
+    double const pi = ps * std::exp(-g * (zi - z0) / (rd * tLow));
+    for (uint32_t c = 0; c < 2; ++c) {
+        for (uint32_t k = 0; k <= 20; ++k) {
+            double const z = grid->faces()[k];
+            double const expected =
+                k <= 8 ? ps * std::exp(-g * (z - z0) / (rd * tLow)) : pi * std::exp(-g * (z - zi) / (rd * tHigh));
+            REQUIRE(pFace.at(c, k) == Approx(expected).epsilon(1e-13));
+        }
+        double const zc = grid->centers()[8]; // the first center above the interface
+        REQUIRE(pCenter.at(c, 8) == Approx(pi * std::exp(-g * (zc - zi) / (rd * tHigh))).epsilon(1e-13));
+    }
+}
+
+TEMPLATE_TEST_CASE("column sum, min and max match host loops on Center and Face fields", "[column][reductions]",
+                   STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    uint32_t const cols = 9;
+    auto grid = stretchedGrid(71);
+    std::mt19937_64 rng(20240611);
+    std::uniform_real_distribution<double> value(-1e3, 1e3);
+    Field<double, Center> onCenters(grid, cols, host);
+    Field<double, Face> onFaces(grid, cols, host);
+    for (uint32_t c = 0; c < cols; ++c) {
+        for (double& v : onCenters.column(c))
+            v = value(rng);
+        for (double& v : onFaces.column(c))
+            v = value(rng);
+    }
+
+    auto check = [&](auto const& field) {
+        core::Buffer<double> sum(cols, host), lo(cols, host), hi(cols, host);
+        columnSum(backend, field, sum);
+        columnMin(backend, field, lo);
+        columnMax(backend, field, hi);
+        for (uint32_t c = 0; c < cols; ++c) {
+            auto const column = field.column(c);
+            double s = 0;
+            for (double v : column) // the documented order, bottom up: equal bit for bit
+                s += v;
+            REQUIRE(sum.host()[c] == s);
+            REQUIRE(lo.host()[c] == *std::min_element(column.begin(), column.end()));
+            REQUIRE(hi.host()[c] == *std::max_element(column.begin(), column.end()));
+        }
+    };
+    check(onCenters);
+    check(onFaces);
+
+    // A NaN anywhere in a column makes its min and max NaN, first level or not.
+    onFaces.at(2, 0) = std::numeric_limits<double>::quiet_NaN();
+    onFaces.at(5, 40) = std::numeric_limits<double>::quiet_NaN();
+    core::Buffer<double> lo(cols, host), hi(cols, host);
+    columnMin(backend, onFaces, lo);
+    columnMax(backend, onFaces, hi);
+    for (uint32_t c = 0; c < cols; ++c) {
+        bool const hasNan = c == 2 || c == 5;
+        REQUIRE(std::isnan(lo.host()[c]) == hasNan);
+        REQUIRE(std::isnan(hi.host()[c]) == hasNan);
+    }
+}
+
+TEST_CASE("column integrals are bit-identical on Serial, OpenMP and Threads with 7 and 32 workers",
+          "[column][integrals][bfb]") {
+    auto grid = stretchedGrid(113);
+    uint32_t const cols = 300; // more than one block of the column loop
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> value(200.0, 300.0);
+    Field<double, Center> f(grid, cols, host);
+    for (uint32_t c = 0; c < cols; ++c)
+        for (double& v : f.column(c))
+            v = value(rng);
+
+    auto run = [&](auto const& backend) {
+        std::vector<double> out;
+        Field<double, Face> up(grid, cols, host), down(grid, cols, host), pFace(grid, cols, host);
+        Field<double, Center> pCenter(grid, cols, host);
+        core::Buffer<double> total(cols, host), sum(cols, host);
+        columnIntegral(backend, f, total);
+        columnIntegralFromBottom(backend, f, up, 1.0);
+        columnIntegralFromTop(backend, f, down, -1.0);
+        columnSum(backend, f, sum);
+        hydrostaticPressure(backend, f, 1e5, 9.81, 287.0, pFace, pCenter);
+        for (auto const* field : {&up, &down, &pFace})
+            for (uint32_t c = 0; c < cols; ++c)
+                out.insert(out.end(), field->column(c).begin(), field->column(c).end());
+        for (uint32_t c = 0; c < cols; ++c)
+            out.insert(out.end(), pCenter.column(c).begin(), pCenter.column(c).end());
+        out.insert(out.end(), total.host().begin(), total.host().end());
+        out.insert(out.end(), sum.host().begin(), sum.host().end());
+        return out;
+    };
+    auto const reference = run(core::Serial{});
+    for (auto const& other : {run(core::OpenMP{}), run(core::Threads{7, true}), run(core::Threads{32, true})}) {
+        REQUIRE(other.size() == reference.size());
+        REQUIRE(std::memcmp(other.data(), reference.data(), reference.size() * sizeof(double)) == 0);
+    }
+}
+
+TEST_CASE("column integrals reject mismatched arguments with a clear error", "[column][integrals]") {
+    auto grid = uniformGrid(10);
+    auto other = uniformGrid(11);
+    Field<double, Center> f(grid, 3, host, 1.0), t(grid, 3, host, 250.0);
+    Field<double, Face> wrongGrid(other, 3, host), wrongColumns(grid, 4, host), faces(grid, 3, host);
+    core::Buffer<double> shortBuffer(2, host), out(3, host);
+    core::Serial const serial;
+    REQUIRE_THROWS_WITH(columnIntegralFromBottom(serial, f, wrongGrid, 0.0),
+                        Catch::Contains("columnIntegralFromBottom") &&
+                            Catch::Contains("integral has 3 columns on a grid of 11 cells"));
+    REQUIRE_THROWS_WITH(columnIntegralFromTop(serial, f, wrongColumns, 0.0), Catch::Contains("4 columns"));
+    REQUIRE_THROWS_WITH(columnIntegral(serial, f, shortBuffer), Catch::Contains("one value per column: 3"));
+    REQUIRE_THROWS_WITH(columnIntegralFromBottom(serial, f, faces, shortBuffer), Catch::Contains("bottom holds 2"));
+    REQUIRE_THROWS_WITH(hydrostaticPressure(serial, t, 1e5, 9.81, 287.0, faces, t), Catch::Contains("pCenter"));
+    REQUIRE_NOTHROW(columnMax(serial, faces, out));
+}
