@@ -1,6 +1,14 @@
-// The `strata` program. Subcommands: info (this build and what it sees). The model driver (run, validate, compare)
-// comes with the app issue.
+// The `strata` program.
+//   strata run CONFIG [--set key.path=value]... [--output DIR]   run a case (under mpirun for several ranks)
+//   strata validate CONFIG [--set ...]                           check a configuration, run nothing
+//   strata compare A.nc B.nc [--rtol R] [--atol A] [--bfb]       compare two outputs (0 same, 1 different, 2 error)
+//   strata info                                                  the build: version, backends, devices, MPI
+// Usage and configuration errors exit with 2 before any output is created; other failures with 1.
+#include "app/config.hpp"
 #include "app/info.hpp"
+#include "app/io/output.hpp"
+#include "app/model/processes.hpp"
+#include "app/model/run.hpp"
 #include "app/version.hpp"
 #include "core/comms.hpp"
 #include "core/error.hpp"
@@ -9,32 +17,90 @@
 
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string commandLine(int argc, char** argv) {
+    std::string s;
+    for (int i = 0; i < argc; ++i) {
+        if (i) s += ' ';
+        s += argv[i];
+    }
+    return s;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
+    std::string const history = commandLine(argc, argv);
     CLI::App cli{"Strata: a column-physics mini-app built on a shared-memory column-stencil kernel layer"};
     cli.set_version_flag("--version", std::string(strata::app::version) + " (git " + strata::app::gitHash + ")");
     cli.require_subcommand(1);
+
+    std::string configPath, outputDir, fileA, fileB;
+    std::vector<std::string> overrides;
+    strata::app::CompareOptions compare;
+
+    auto* run = cli.add_subcommand("run", "Run a case: strata run CONFIG [--set key.path=value]... [--output DIR]");
+    run->add_option("config", configPath, "YAML configuration file")->required();
+    run->add_option("--set", overrides, "Override a configuration value, e.g. --set time.days=2 (repeatable)");
+    run->add_option("--output", outputDir, "Directory for the output file (replaces the directory of output.path)");
+
+    auto* validate = cli.add_subcommand("validate", "Check a configuration without running it");
+    validate->add_option("config", configPath, "YAML configuration file")->required();
+    validate->add_option("--set", overrides, "Override a configuration value (repeatable)");
+
+    auto* cmp = cli.add_subcommand("compare", "Compare two NetCDF outputs variable by variable (exit 0: within "
+                                              "tolerance, 1: different, 2: unreadable or usage error)");
+    cmp->add_option("a", fileA, "First file")->required();
+    cmp->add_option("b", fileB, "Second file (the reference)")->required();
+    cmp->add_option("--rtol", compare.rtol, "Relative tolerance: |a - b| <= atol + rtol |b|")->check(CLI::NonNegativeNumber);
+    cmp->add_option("--atol", compare.atol, "Absolute tolerance")->check(CLI::NonNegativeNumber);
+    cmp->add_flag("--bfb", compare.bfb, "Require identical bits");
+
     auto* info = cli.add_subcommand("info", "Print the version, git hash, backends compiled in, devices seen and the "
                                             "MPI library");
     try {
         cli.parse(argc, argv);
     } catch (CLI::ParseError const& e) {
         int const code = cli.exit(e);
-        return code == 0 ? 0 : 2; // usage errors exit 2
+        return code == 0 ? 0 : 2;
     }
 
+    if (cmp->parsed()) return strata::app::compareFiles(fileA, fileB, compare, std::cout);
+
+    strata::core::Context comm(&argc, &argv);
     try {
-        strata::core::Context ctx(&argc, &argv);
         if (info->parsed()) {
             std::ostringstream text;
             strata::app::printInfo(text);
-            if (ctx.isRoot()) {
-                std::cout << text.str() << "mpi ranks: " << ctx.size() << "\n";
-            }
+            if (comm.isRoot()) std::cout << text.str() << "mpi ranks: " << comm.size() << "\n";
+            return 0;
         }
+        strata::app::Config const config = strata::app::loadConfig(configPath, overrides);
+        if (validate->parsed()) {
+            if (comm.isRoot())
+                std::cout << "strata validate: " << configPath << " is valid: " << config.totalSteps()
+                          << " steps, output every " << config.outputEvery() << " steps to " << config.output.path
+                          << "\n";
+            return 0;
+        }
+        strata::app::RunOptions options;
+        options.outputDir = outputDir;
+        options.history = history;
+        auto const summary = strata::app::runCase(config, comm, options, std::cout);
+        (void)summary;
         return 0;
+    } catch (strata::app::ConfigError const& e) {
+        if (comm.isRoot()) std::cerr << "strata: configuration error: " << e.what() << "\n";
+        return 2;
+    } catch (strata::app::StabilityError const& e) {
+        if (comm.isRoot()) std::cerr << "strata: unstable configuration: " << e.what() << "\n";
+        return 2;
     } catch (strata::Error const& e) {
-        std::cerr << "strata: error: " << e.what() << "\n";
+        std::cerr << "strata: error (rank " << comm.rank() << "): " << e.what() << "\n";
         return 1;
     }
 }

@@ -1,0 +1,538 @@
+// Loading a configuration: read the file, apply the --set overrides to the YAML tree, read every key through the
+// schema (app/detail/config_schema.hpp), check the rules that relate several keys, and emit the resolved YAML.
+#include "app/config.hpp"
+#include "app/detail/config_schema.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+namespace strata::app {
+namespace {
+
+using detail::DistinctSubset;
+using detail::formatNumber;
+using detail::joined;
+using detail::Rule;
+
+[[noreturn]] void fail(std::string const& where, std::string what, std::string expected) {
+    throw ConfigError(std::move(what), where, std::move(expected));
+}
+
+bool absent(YAML::Node const& n) { return !n.IsDefined() || n.IsNull(); }
+
+bool contains(std::vector<std::string> const& names, std::string const& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string joinPath(std::string const& parent, std::string const& key) {
+    return parent.empty() ? key : parent + "." + key;
+}
+
+// A node as the user wrote it, quoted: 'ten', '[1, 2]'.
+std::string shown(YAML::Node const& n) {
+    if (n.IsScalar()) return "'" + n.Scalar() + "'";
+    YAML::Emitter out;
+    out.SetMapFormat(YAML::Flow);
+    out.SetSeqFormat(YAML::Flow);
+    out << n;
+    return "'" + std::string(out.c_str()) + "'";
+}
+
+// ---- scalar text -> value --------------------------------------------------------------------------------------
+
+enum class Parsed { Ok, WrongType, OutOfRange };
+
+// YAML allows a leading '+' on numbers; std::from_chars does not.
+std::string_view withoutPlus(std::string_view s) {
+    if (s.size() > 1 && s[0] == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
+    return s;
+}
+
+template <class T>
+requires std::unsigned_integral<T> Parsed parseText(std::string_view s, T& out) {
+    s = withoutPlus(s);
+    long long v = 0;
+    auto const r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (r.ec == std::errc::invalid_argument || r.ptr != s.data() + s.size()) return Parsed::WrongType;
+    if (r.ec == std::errc::result_out_of_range || v < 0 ||
+        static_cast<unsigned long long>(v) > std::numeric_limits<T>::max())
+        return Parsed::OutOfRange;
+    out = static_cast<T>(v);
+    return Parsed::Ok;
+}
+
+Parsed parseText(std::string_view s, double& out) {
+    s = withoutPlus(s);
+    auto const r = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (r.ec == std::errc::invalid_argument || r.ptr != s.data() + s.size()) return Parsed::WrongType;
+    if (r.ec == std::errc::result_out_of_range) return Parsed::OutOfRange;
+    return std::isfinite(out) ? Parsed::Ok : Parsed::WrongType;
+}
+
+Parsed parseText(std::string_view s, std::string& out) {
+    out = s;
+    return Parsed::Ok;
+}
+
+template <class T>
+char const* kindOf() {
+    if constexpr (std::is_same_v<T, std::string>)
+        return "a string";
+    else if constexpr (std::is_integral_v<T>)
+        return "an integer";
+    else
+        return "a finite number";
+}
+
+// ---- reading: a schema visitor that fills the config from a YAML tree ------------------------------------------
+
+class Reader {
+public:
+    // A missing node (yaml-cpp's "invalid" node, which throws on most queries) is read as an empty one.
+    Reader(YAML::Node const& node, std::string path)
+        : m_node(node.IsDefined() ? node : YAML::Node()), m_path(std::move(path)) {}
+
+    template <class T>
+    void field(std::string const& key, T& value, Rule<T> const& rule) {
+        if (auto v = read(key, rule)) value = std::move(*v);
+    }
+
+    template <class T>
+    void field(std::string const& key, std::optional<T>& value, Rule<T> const& rule) {
+        value = read(key, rule);
+    }
+
+    void field(std::string const& key, std::vector<std::string>& value, DistinctSubset const& rule) {
+        YAML::Node const list = take(key);
+        if (absent(list)) return;
+        std::string const path = joinPath(m_path, key);
+        std::string const expected = "a list of distinct names from: " + joined(rule.allowed);
+        if (!list.IsSequence()) fail(path, shown(list) + " is not a list", expected);
+        if (list.size() == 0) fail(path, "the list is empty", expected);
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            YAML::Node const item = list[i];
+            std::string const where = path + "[" + std::to_string(i) + "]";
+            if (!item.IsScalar()) fail(where, shown(item) + " is not a name", "one of: " + joined(rule.allowed));
+            if (!contains(rule.allowed, item.Scalar()))
+                fail(where, shown(item) + " is not allowed", "one of: " + joined(rule.allowed));
+            if (contains(names, item.Scalar())) fail(where, shown(item) + " is listed twice", expected);
+            names.push_back(item.Scalar());
+        }
+        value = std::move(names);
+    }
+
+    template <class F>
+    void section(std::string const& key, F&& describeChild) {
+        Reader child(take(key), joinPath(m_path, key));
+        describeChild(child);
+        child.finish();
+    }
+
+    template <class F>
+    void processList(std::string const& key, std::vector<std::string>& order, F&& describeEach);
+
+    // After the schema walk: the node must be a map whose keys are all known, each once.
+    void finish() const {
+        if (absent(m_node)) return;
+        std::string const where = m_path.empty() ? "configuration" : m_path;
+        if (!m_node.IsMap()) fail(where, shown(m_node) + " is not a map", "a map with keys: " + joined(m_known));
+        std::vector<std::string> seen;
+        for (auto const& entry : m_node) {
+            if (!entry.first.IsScalar())
+                fail(where, shown(entry.first) + " is not a valid key", "one of: " + joined(m_known));
+            std::string const& key = entry.first.Scalar();
+            std::string const path = joinPath(m_path, key);
+            if (!contains(m_known, key))
+                fail(path, "unknown key" + detail::suggestion(key, m_known), "one of: " + joined(m_known));
+            if (contains(seen, key)) fail(path, "duplicate key", "each key at most once");
+            seen.push_back(key);
+        }
+    }
+
+private:
+    YAML::Node take(std::string const& key) {
+        m_known.push_back(key);
+        if (!m_node.IsMap()) return YAML::Node();
+        YAML::Node const& map = m_node; // const lookup: never inserts
+        return map[key];
+    }
+
+    template <class T>
+    std::optional<T> read(std::string const& key, Rule<T> const& rule) {
+        YAML::Node const n = take(key);
+        if (absent(n)) return std::nullopt;
+        std::string const path = joinPath(m_path, key);
+        T value{};
+        Parsed const parsed = n.IsScalar() ? parseText(n.Scalar(), value) : Parsed::WrongType;
+        if (parsed == Parsed::WrongType) fail(path, shown(n) + " is not " + kindOf<T>(), rule.expected);
+        if (parsed == Parsed::OutOfRange || !rule.accepts(value))
+            fail(path, shown(n) + (std::is_same_v<T, std::string> ? " is not allowed" : " is out of range"),
+                 rule.expected);
+        return value;
+    }
+
+    YAML::Node m_node;
+    std::string m_path;
+    std::vector<std::string> m_known; // keys the schema asked for, in schema order
+};
+
+struct ProcessItem {
+    std::string name;
+    YAML::Node settings;
+};
+
+struct ProcessNames {
+    std::vector<std::string>& names;
+    template <class F>
+    void process(std::string const& name, bool&, F&&) {
+        names.push_back(name);
+    }
+};
+
+struct ProcessReader {
+    std::vector<ProcessItem> const& items;
+    std::string const& path;
+    template <class F>
+    void process(std::string const& name, bool& enabled, F&& describeSettings) {
+        for (auto const& item : items) {
+            if (item.name != name) continue;
+            enabled = true;
+            Reader settings(item.settings, path + "." + name);
+            describeSettings(settings);
+            settings.finish();
+        }
+    }
+};
+
+// Items are "- name: {settings}", "- name:" or "- name"; each names a known process, at most once.
+std::vector<ProcessItem> processItems(YAML::Node const& list, std::string const& path,
+                                      std::vector<std::string> const& known) {
+    std::vector<ProcessItem> items;
+    if (absent(list)) return items;
+    if (!list.IsSequence())
+        fail(path, shown(list) + " is not a list", "a list of processes, e.g. '- held_suarez: {ka: 0.025}'");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        YAML::Node const item = list[i];
+        std::string const where = path + "[" + std::to_string(i) + "]";
+        ProcessItem p;
+        if (item.IsScalar()) {
+            p = {item.Scalar(), YAML::Node()};
+        } else if (item.IsMap() && item.size() == 1 && item.begin()->first.IsScalar()) {
+            p = {item.begin()->first.Scalar(), item.begin()->second};
+        } else {
+            fail(where, shown(item) + " is not a process",
+                 "a map with one key, the process name, and its settings indented under it, e.g. "
+                 "'- held_suarez: {ka: 0.025}'");
+        }
+        if (!contains(known, p.name))
+            fail(where, "unknown process '" + p.name + "'" + detail::suggestion(p.name, known),
+                 "one of: " + joined(known));
+        for (std::size_t j = 0; j < items.size(); ++j)
+            if (items[j].name == p.name)
+                fail(where, "'" + p.name + "' is listed twice (also at " + path + "[" + std::to_string(j) + "])",
+                     "each process at most once");
+        items.push_back(std::move(p));
+    }
+    return items;
+}
+
+template <class F>
+void Reader::processList(std::string const& key, std::vector<std::string>& order, F&& describeEach) {
+    std::string const path = joinPath(m_path, key);
+    std::vector<std::string> known;
+    ProcessNames names{known};
+    describeEach(names);
+    std::vector<ProcessItem> const items = processItems(take(key), path, known);
+    ProcessReader reader{items, path};
+    describeEach(reader);
+    order.clear();
+    for (auto const& item : items)
+        order.push_back(item.name);
+}
+
+// ---- emitting: a schema visitor that writes the config as YAML -------------------------------------------------
+
+std::string yamlText(std::string const& s) { return s; }
+template <class T>
+requires std::unsigned_integral<T> std::string yamlText(T x) { return std::to_string(x); }
+// Doubles keep a decimal point (600.0), so the type reads at a glance.
+std::string yamlText(double x) {
+    std::string s = formatNumber(x);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s;
+}
+
+class Emitter {
+public:
+    explicit Emitter(YAML::Emitter& out) : m_out(out) {}
+
+    template <class T, class R>
+    void field(std::string const& key, T const& value, R const&) {
+        m_out << YAML::Key << key << YAML::Value << yamlText(value);
+    }
+
+    template <class T, class R>
+    void field(std::string const& key, std::optional<T> const& value, R const& rule) {
+        if (value) field(key, *value, rule);
+    }
+
+    void field(std::string const& key, std::vector<std::string> const& value, DistinctSubset const&) {
+        m_out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (auto const& v : value)
+            m_out << v;
+        m_out << YAML::EndSeq;
+    }
+
+    template <class F>
+    void section(std::string const& key, F&& describeChild) {
+        m_out << YAML::Key << key << YAML::Value << YAML::BeginMap;
+        describeChild(*this);
+        m_out << YAML::EndMap;
+    }
+
+    template <class F>
+    void processList(std::string const& key, std::vector<std::string> const& order, F&& describeEach) {
+        m_out << YAML::Key << key << YAML::Value;
+        if (order.empty()) m_out << YAML::Flow; // "processes: []"
+        m_out << YAML::BeginSeq;
+        for (auto const& name : order) {
+            Only only{name, *this};
+            describeEach(only);
+        }
+        m_out << YAML::EndSeq;
+    }
+
+private:
+    struct Only {
+        std::string const& wanted;
+        Emitter& emitter;
+        template <class F>
+        void process(std::string const& name, bool, F&& describeSettings) {
+            if (name != wanted) return;
+            emitter.m_out << YAML::BeginMap;
+            emitter.section(name, describeSettings);
+            emitter.m_out << YAML::EndMap;
+        }
+    };
+
+    YAML::Emitter& m_out;
+};
+
+// ---- overrides: --set key.path=value, applied to the YAML tree -------------------------------------------------
+
+YAML::Node namedProcess(std::string const& name) {
+    YAML::Node item(YAML::NodeType::Map);
+    item[name] = YAML::Node();
+    return item;
+}
+
+// The process list item naming `name` (as a map), appended when the list has none.
+YAML::Node processItem(YAML::Node root, std::string const& name, std::string const& where) {
+    YAML::Node list = root["processes"];
+    if (absent(list)) list = YAML::Node(YAML::NodeType::Sequence);
+    if (!list.IsSequence()) fail(where, "processes is " + shown(list) + ", not a list", "processes to be a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        YAML::Node item = list[i];
+        YAML::Node const& view = item; // const lookup: never inserts
+        if (item.IsScalar() && item.Scalar() == name) {
+            item = namedProcess(name);
+            return item;
+        }
+        if (item.IsMap() && view[name].IsDefined()) return item;
+    }
+    list.push_back(namedProcess(name));
+    return list[list.size() - 1];
+}
+
+// The map parent[key], created when missing or null.
+YAML::Node childMap(YAML::Node parent, std::string const& key, std::string const& where) {
+    YAML::Node child = parent[key];
+    if (absent(child)) child = YAML::Node(YAML::NodeType::Map);
+    if (!child.IsMap())
+        fail(where, "'" + key + "' is " + shown(child) + ", not a map", "a key path through maps to a value");
+    return child;
+}
+
+void applyOverride(YAML::Node& root, std::string const& text) {
+    std::string const where = "--set " + text;
+    std::size_t const eq = text.find('=');
+    if (eq == std::string::npos) fail(where, "no '=' in the override", "key.path=value, e.g. grid.vertical.levels=60");
+    std::string const path = text.substr(0, eq), valueText = text.substr(eq + 1);
+    std::vector<std::string> keys;
+    for (std::size_t begin = 0;;) {
+        std::size_t const dot = path.find('.', begin);
+        keys.push_back(path.substr(begin, dot - begin));
+        if (dot == std::string::npos) break;
+        begin = dot + 1;
+    }
+    if (contains(keys, ""))
+        fail(where, "'" + path + "' is not a key path", "dot-separated keys, e.g. grid.vertical.levels");
+    YAML::Node value;
+    try {
+        value = YAML::Load(valueText);
+    } catch (YAML::Exception const& e) {
+        fail(where, "the value '" + valueText + "' is not valid YAML: " + e.msg,
+             "a YAML scalar or flow collection, e.g. 60, out/a.nc, [T, q]");
+    }
+    if (absent(root)) root = YAML::Node(YAML::NodeType::Map);
+    if (!root.IsMap()) fail(where, "the configuration is not a map", "a configuration file holding a map of sections");
+
+    YAML::Node map = root;
+    std::size_t k = 0;
+    if (keys.size() >= 2 && keys[0] == "processes") { // processes.<name>...: the list item naming the process
+        YAML::Node item = processItem(root, keys[1], where);
+        if (keys.size() == 2) {
+            item[keys[1]] = value;
+            return;
+        }
+        map.reset(childMap(item, keys[1], where));
+        k = 2;
+    }
+    for (; k + 1 < keys.size(); ++k)
+        map.reset(childMap(map, keys[k], where));
+    map[keys.back()] = value;
+}
+
+// ---- rules relating several keys -------------------------------------------------------------------------------
+
+std::string ratioText(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.12g", x);
+    return buf;
+}
+
+// seconds as a whole number of steps of dt (within 1e-9 relative), at least one.
+uint64_t wholeSteps(double seconds, double dt, std::string const& where, double value, std::string const& expected) {
+    double const steps = seconds / dt;
+    double const n = std::round(steps);
+    if (!(n >= 1.0 && n <= 1e15) || std::abs(steps - n) > 1e-9 * n)
+        fail(where,
+             "'" + formatNumber(value) + "' is " + ratioText(steps) + " steps of time.dt = " + formatNumber(dt) + " s",
+             expected);
+    return static_cast<uint64_t>(n);
+}
+
+void checkHorizontal(HorizontalGridConfig const& h) {
+    auto atLeastOne = [&](uint32_t n, std::string const& key) {
+        if (n < 1)
+            fail("grid.horizontal." + key, "'" + std::to_string(n) + "' is out of range",
+                 "an integer >= 1 when grid.horizontal.type is " + h.type);
+    };
+    if (h.type == "latlon") {
+        atLeastOne(h.nlat, "nlat");
+        atLeastOne(h.nlon, "nlon");
+    } else {
+        atLeastOne(h.ncol, "ncol");
+    }
+}
+
+// The initial temperature must stay positive over the whole column.
+void checkInitialTemperature(InitialConfig const& i, double top) {
+    if (i.temperature == "lapse_rate" && i.surfaceTemperature - i.lapseRate * top <= 0.0)
+        fail("initial_conditions.lapse_rate",
+             "'" + formatNumber(i.lapseRate) + "' gives T = " + ratioText(i.surfaceTemperature - i.lapseRate * top) +
+                 " K at grid.vertical.top = " + formatNumber(top) + " m",
+             "a lapse rate below surface_temperature / top = " + ratioText(i.surfaceTemperature / top) + " K/m");
+    if (i.temperature == "cosine" && i.amplitude >= i.surfaceTemperature)
+        fail("initial_conditions.amplitude", "'" + formatNumber(i.amplitude) + "' gives T <= 0 K at grid.vertical.top",
+             "an amplitude below surface_temperature = " + formatNumber(i.surfaceTemperature) + " K");
+}
+
+void validate(Config& c) {
+    checkHorizontal(c.horizontal);
+    (void)c.totalSteps();
+    (void)c.outputEvery();
+    checkInitialTemperature(c.initial, c.vertical.top);
+    if (c.heldSuarez.tMin >= c.heldSuarez.tMax)
+        fail("processes.held_suarez.T_min", "'" + formatNumber(c.heldSuarez.tMin) + "' is not below T_max",
+             "a number < T_max = " + formatNumber(c.heldSuarez.tMax));
+    if (c.time.start.size() == 10) c.time.start += " 00:00:00"; // one form for the time axis units
+}
+
+// ---- files -----------------------------------------------------------------------------------------------------
+
+std::string readFile(std::string const& path) {
+    std::string const where = path.empty() ? "''" : path;
+    std::string const expected = "a readable YAML configuration file";
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) fail(where, "no such file", expected);
+    if (std::filesystem::is_directory(path, ec)) fail(where, "is a directory", expected);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(where, "cannot be opened", expected);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) fail(where, "cannot be read", expected);
+    return text;
+}
+
+YAML::Node parseYaml(std::string const& text, std::string const& sourceName) {
+    try {
+        return YAML::Load(text);
+    } catch (YAML::Exception const& e) {
+        std::string where = sourceName;
+        if (!e.mark.is_null()) where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
+        fail(where, "YAML syntax error: " + e.msg, "");
+    }
+}
+
+} // namespace
+
+uint64_t Config::totalSteps() const {
+    std::string const expected = "exactly one of time.steps, time.days";
+    if (time.steps && time.days)
+        fail("time",
+             "both steps (" + std::to_string(*time.steps) + ") and days (" + formatNumber(*time.days) + ") are set",
+             expected);
+    if (time.steps) return *time.steps;
+    if (!time.days) fail("time", "neither steps nor days is set", expected);
+    return wholeSteps(*time.days * 86400.0, time.dt, "time.days", *time.days,
+                      "a run length of a whole number (>= 1) of time.dt steps, within 1e-9 relative");
+}
+
+uint64_t Config::outputEvery() const {
+    return wholeSteps(output.interval, time.dt, "output.interval", output.interval,
+                      "a positive multiple of time.dt, within 1e-9 relative");
+}
+
+std::string configYaml(Config const& config) {
+    Config copy = config; // the schema walks mutable configs; the emitter only reads
+    YAML::Emitter out;
+    out.SetIndent(2);
+    out << YAML::BeginMap;
+    Emitter emitter(out);
+    detail::describe(emitter, copy);
+    out << YAML::EndMap;
+    return std::string(out.c_str()) + "\n";
+}
+
+Config parseConfig(std::string const& yamlText, std::string const& sourceName,
+                   std::vector<std::string> const& overrides) {
+    try {
+        YAML::Node root = parseYaml(yamlText, sourceName);
+        for (auto const& o : overrides)
+            applyOverride(root, o);
+        Config config;
+        Reader reader(root, "");
+        detail::describe(reader, config);
+        reader.finish();
+        validate(config);
+        config.resolvedYaml = configYaml(config);
+        config.sourcePath = sourceName;
+        return config;
+    } catch (YAML::Exception const& e) { // a safety net: the reader checks node types before every access
+        fail(sourceName, "YAML error: " + e.msg, "");
+    }
+}
+
+Config loadConfig(std::string const& path, std::vector<std::string> const& overrides) {
+    return parseConfig(readFile(path), path, overrides);
+}
+
+} // namespace strata::app

@@ -1,0 +1,155 @@
+// The run configuration: a YAML file, validated completely before anything runs.
+//
+// `loadConfig(path, overrides)` reads the file, applies `--set key.path=value` overrides, checks every key
+// against the schema below and returns typed values, or throws ConfigError naming the key path, the value and what
+// was expected (unknown key: with the nearest valid key; wrong type; out of range; YAML syntax: line and column;
+// missing file). The CLI turns a ConfigError into one message and exit code 2. `Config::resolvedYaml` is the
+// complete configuration after defaults and overrides, as YAML text (written into the output's global attributes).
+// Every key, its type, default and range is documented in docs/config.md.
+#pragma once
+
+#include "core/error.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::app {
+
+class ConfigError : public Error {
+public:
+    using Error::Error;
+};
+
+struct VerticalGridConfig {
+    uint32_t levels = 30;               // cells (>= 1)
+    double top = 30000.0;               // m (> 0)
+    std::string stretching = "uniform"; // uniform | power
+    double exponent = 1.0;              // power stretching: z_k = top * (k/n)^exponent (>= 1)
+
+    bool operator==(VerticalGridConfig const&) const = default;
+};
+
+struct HorizontalGridConfig {
+    std::string type = "latlon"; // latlon | columns
+    uint32_t nlat = 4;           // latlon: latitudes, equally spaced cell centers from -90 to 90
+    uint32_t nlon = 8;           // latlon: longitudes, from 0
+    uint32_t ncol = 0;           // columns: number of columns (latitude spread evenly from -90 to 90)
+
+    bool operator==(HorizontalGridConfig const&) const = default;
+};
+
+struct TimeConfig {
+    double dt = 600.0;                         // s (> 0)
+    std::optional<uint64_t> steps;             // run length in steps ...
+    std::optional<double> days;                // ... or in days (exactly one of the two)
+    std::string start = "2000-01-01 00:00:00"; // the time axis is "seconds since <start>"; "YYYY-MM-DD" in the
+                                               // file is stored as "YYYY-MM-DD 00:00:00"
+
+    bool operator==(TimeConfig const&) const = default;
+};
+
+struct BackendConfig {
+    std::string type = "auto";   // auto | serial | openmp | threads | cuda
+    uint32_t threadsWorkers = 4; // workers per block on the threads backend
+    std::string engine = "auto"; // auto | direct | shmem: the stencil engine
+
+    bool operator==(BackendConfig const&) const = default;
+};
+
+struct DiffusionConfig {
+    bool enabled = false;
+    std::string mode = "implicit";       // explicit | implicit
+    std::string profile = "constant";    // constant | boundary_layer
+    double kappa = 5.0;                  // m2/s; boundary_layer: the surface value
+    double boundaryLayerHeight = 1500.0; // m; boundary_layer: K decays as exp(-z / h) ... to kappaFree
+    double kappaFree = 0.1;              // m2/s above the boundary layer
+    double surfaceHeatFlux = 0.0;        // K m/s (kinematic, positive upwards)
+    double surfaceMoistureFlux = 0.0;    // kg/kg m/s
+    double surfaceTracerFlux = 0.0;      // 1 m/s
+
+    bool operator==(DiffusionConfig const&) const = default;
+};
+
+struct AdvectionConfig {
+    bool enabled = false;
+    std::string scheme = "upwind3"; // upwind3 | upwind1
+    double wMax = -0.01;            // m/s: w(z) = wMax sin(pi z / top), zero at both boundaries
+
+    bool operator==(AdvectionConfig const&) const = default;
+};
+
+struct HeldSuarezConfig {
+    bool enabled = false;
+    double ka = 1.0 / 40.0;    // 1/day
+    double ks = 1.0 / 4.0;     // 1/day
+    double deltaTy = 60.0;     // K
+    double deltaThetaZ = 10.0; // K
+    double sigmaB = 0.7;
+    double tMin = 200.0;  // K
+    double tMax = 315.0;  // K
+    double p0 = 100000.0; // Pa
+
+    bool operator==(HeldSuarezConfig const&) const = default;
+};
+
+struct InitialConfig {
+    std::string temperature = "lapse_rate"; // isothermal | lapse_rate | cosine
+    double surfaceTemperature = 288.0;      // K
+    double lapseRate = 0.0065;              // K/m (lapse_rate)
+    double amplitude = 5.0;                 // K (cosine: T = Ts + amplitude cos(pi z / top))
+    double surfacePressure = 100000.0;      // Pa
+    double humidity = 0.01;                 // kg/kg at the surface, decaying with height scale 2 km
+    double tracerHeight = 5000.0;           // m: center of a Gaussian tracer blob
+    double tracerWidth = 1000.0;            // m
+
+    bool operator==(InitialConfig const&) const = default;
+};
+
+struct OutputConfig {
+    std::string path = "out/strata.nc";
+    std::vector<std::string> variables = {"T", "q", "tracer", "p"}; // of: T theta q tracer p p_face K w
+    double interval = 3600.0;        // s between outputs (a positive multiple of time.dt)
+    std::string precision = "float"; // float | double
+
+    bool operator==(OutputConfig const&) const = default;
+};
+
+struct Config {
+    std::string title = "Strata run";
+    VerticalGridConfig vertical;
+    HorizontalGridConfig horizontal;
+    TimeConfig time;
+    BackendConfig backend;
+    DiffusionConfig diffusion;
+    AdvectionConfig advection;
+    HeldSuarezConfig heldSuarez;
+    InitialConfig initial;
+    OutputConfig output;
+    std::vector<std::string> processOrder; // names of enabled processes, in file order
+
+    // Both throw ConfigError when the time does not come to a whole number of steps; loadConfig has checked both.
+    uint64_t totalSteps() const;  // from steps or days (days * 86400 / dt, within 1e-9 relative)
+    uint64_t outputEvery() const; // steps between outputs (interval / dt)
+    std::string resolvedYaml;     // the full configuration after defaults and overrides
+    std::string sourcePath;
+
+    bool operator==(Config const&) const = default;
+};
+
+// Reads, overrides (each "a.b.c=value", the value a YAML scalar or flow collection) and validates. Throws ConfigError.
+// An override path "processes.<name>.key" addresses the list item naming the process (appending it if absent, which
+// enables the process); other paths are map paths, missing maps are created. An empty value (a YAML null) clears a
+// key back to its default: --set time.steps= --set time.days=2.
+Config loadConfig(std::string const& path, std::vector<std::string> const& overrides = {});
+
+// The same from YAML text; `sourceName` stands for the file in messages (e.g. a NetCDF attribute's name).
+Config parseConfig(std::string const& yamlText, std::string const& sourceName,
+                   std::vector<std::string> const& overrides = {});
+
+// The complete configuration as YAML, every key with its value (what loadConfig stores in resolvedYaml). Processes
+// not enabled are left out: in the file, presence enables a process. parseConfig(configYaml(c)) gives c back.
+std::string configYaml(Config const& config);
+
+} // namespace strata::app

@@ -1,0 +1,118 @@
+// The configuration schema, written once: every YAML key, the struct field it fills and the rule its value obeys.
+//
+// `describe(visitor, config)` walks the schema; the visitor decides what a walk means. The reader in config.cpp
+// fills the fields from a YAML tree and rejects unknown keys, the emitter writes them out as the resolved YAML, and
+// the tests list every key path to check that docs/config.md documents it. A visitor provides
+//   field(key, value, rule)                 one value (`value` may be std::optional: absent stays unset)
+//   section(key, describeChild)             a nested map
+//   processList(key, order, describeEach)   the process list; describeEach(p) calls
+//     p.process(name, enabled, describeSettings) once per known process
+// Rules relating several keys (exactly one of steps/days, output interval a multiple of dt, ...) are in config.cpp.
+#pragma once
+
+#include "app/config.hpp"
+#include "app/detail/config_rules.hpp"
+
+namespace strata::app::detail {
+
+template <class V>
+void describe(V& v, VerticalGridConfig& c) {
+    v.field("levels", c.levels, between<uint32_t>(1, 100000));
+    v.field("top", c.top, above(0.0));
+    v.field("stretching", c.stretching, oneOf({"uniform", "power"}));
+    v.field("exponent", c.exponent, atLeast(1.0));
+}
+
+template <class V>
+void describe(V& v, HorizontalGridConfig& c) {
+    v.field("type", c.type, oneOf({"latlon", "columns"}));
+    // >= 1 for the grid type in use: checked in config.cpp, where the type is known.
+    v.field("nlat", c.nlat, between<uint32_t>(0, 100000));
+    v.field("nlon", c.nlon, between<uint32_t>(0, 100000));
+    v.field("ncol", c.ncol, between<uint32_t>(0, 100000000));
+}
+
+template <class V>
+void describe(V& v, TimeConfig& c) {
+    v.field("dt", c.dt, above(0.0));
+    v.field("steps", c.steps, atLeast<uint64_t>(1));
+    v.field("days", c.days, above(0.0));
+    v.field("start", c.start, timestamp());
+}
+
+template <class V>
+void describe(V& v, BackendConfig& c) {
+    v.field("type", c.type, oneOf({"auto", "serial", "openmp", "threads", "cuda"}));
+    v.field("threads_workers", c.threadsWorkers, between<uint32_t>(1, 1024)); // the Threads launcher's limit
+    v.field("engine", c.engine, oneOf({"auto", "direct", "shmem"}));
+}
+
+template <class V>
+void describe(V& v, DiffusionConfig& c) {
+    v.field("mode", c.mode, oneOf({"explicit", "implicit"}));
+    v.field("profile", c.profile, oneOf({"constant", "boundary_layer"}));
+    v.field("kappa", c.kappa, atLeast(0.0));
+    v.field("boundary_layer_height", c.boundaryLayerHeight, above(0.0));
+    v.field("kappa_free", c.kappaFree, atLeast(0.0));
+    v.field("surface_heat_flux", c.surfaceHeatFlux, anyNumber());
+    v.field("surface_moisture_flux", c.surfaceMoistureFlux, anyNumber());
+    v.field("surface_tracer_flux", c.surfaceTracerFlux, anyNumber());
+}
+
+template <class V>
+void describe(V& v, AdvectionConfig& c) {
+    v.field("scheme", c.scheme, oneOf({"upwind3", "upwind1"}));
+    v.field("w_max", c.wMax, anyNumber());
+}
+
+template <class V>
+void describe(V& v, HeldSuarezConfig& c) {
+    v.field("ka", c.ka, atLeast(0.0));
+    v.field("ks", c.ks, atLeast(0.0));
+    v.field("delta_T_y", c.deltaTy, atLeast(0.0));
+    v.field("delta_theta_z", c.deltaThetaZ, atLeast(0.0));
+    v.field("sigma_b", c.sigmaB, Rule<double>{"a number in [0, 1)", [](double s) { return s >= 0.0 && s < 1.0; }});
+    v.field("T_min", c.tMin, above(0.0));
+    v.field("T_max", c.tMax, above(0.0));
+    v.field("p0", c.p0, above(0.0));
+}
+
+template <class V>
+void describe(V& v, InitialConfig& c) {
+    v.field("temperature", c.temperature, oneOf({"isothermal", "lapse_rate", "cosine"}));
+    v.field("surface_temperature", c.surfaceTemperature, above(0.0));
+    v.field("lapse_rate", c.lapseRate, anyNumber());
+    v.field("amplitude", c.amplitude, atLeast(0.0));
+    v.field("surface_pressure", c.surfacePressure, above(0.0));
+    v.field("humidity", c.humidity, atLeast(0.0));
+    v.field("tracer_height", c.tracerHeight, anyNumber());
+    v.field("tracer_width", c.tracerWidth, above(0.0));
+}
+
+template <class V>
+void describe(V& v, OutputConfig& c) {
+    v.field("path", c.path, nonEmptyText());
+    v.field("variables", c.variables, DistinctSubset{{"T", "theta", "q", "tracer", "p", "p_face", "K", "w"}});
+    v.field("interval", c.interval, above(0.0));
+    v.field("precision", c.precision, oneOf({"float", "double"}));
+}
+
+template <class V>
+void describe(V& v, Config& c) {
+    v.field("title", c.title, anyText());
+    v.section("grid", [&](auto& grid) {
+        grid.section("vertical", [&](auto& s) { describe(s, c.vertical); });
+        grid.section("horizontal", [&](auto& s) { describe(s, c.horizontal); });
+    });
+    v.section("time", [&](auto& s) { describe(s, c.time); });
+    v.section("backend", [&](auto& s) { describe(s, c.backend); });
+    v.processList("processes", c.processOrder, [&](auto& p) {
+        p.process("vertical_diffusion", c.diffusion.enabled, [&](auto& s) { describe(s, c.diffusion); });
+        p.process("vertical_advection", c.advection.enabled, [&](auto& s) { describe(s, c.advection); });
+        p.process("held_suarez", c.heldSuarez.enabled, [&](auto& s) { describe(s, c.heldSuarez); });
+    });
+    v.section("initial_conditions", [&](auto& s) { describe(s, c.initial); });
+    v.section("output", [&](auto& s) { describe(s, c.output); });
+}
+
+} // namespace strata::app::detail

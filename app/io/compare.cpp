@@ -1,0 +1,404 @@
+// compareFiles: `strata compare A.nc B.nc`, a cprnc for Strata's output; see output.hpp for the criterion.
+#include "app/io/output.hpp"
+
+#include "app/io/detail/netcdf_support.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+namespace strata::app {
+
+namespace {
+
+using netCDF::NcFile;
+using netCDF::NcType;
+using netCDF::NcVar;
+
+struct Dimension {
+    std::string name;
+    std::size_t size = 0;
+    bool operator==(Dimension const&) const = default;
+};
+
+struct OpenFile {
+    std::string path;
+    NcFile file;
+    std::vector<NcVar> variables; // in definition order
+    std::map<std::string, NcVar> byName;
+    std::map<std::string, std::vector<double>> coordinateCache;
+
+    std::optional<NcVar> find(std::string const& name) const {
+        auto const it = byName.find(name);
+        return it == byName.end() ? std::nullopt : std::optional<NcVar>(it->second);
+    }
+};
+
+std::vector<Dimension> dimensionsOf(NcVar const& var) {
+    std::vector<Dimension> dims;
+    for (netCDF::NcDim const& d : var.getDims())
+        dims.push_back({d.getName(), d.getSize()});
+    return dims;
+}
+
+std::optional<std::string> textAttribute(NcVar const& var, std::string const& name) {
+    auto const atts = var.getAtts();
+    auto const it = atts.find(name);
+    if (it == atts.end()) return std::nullopt;
+    std::string value;
+    it->second.getValues(value);
+    return value;
+}
+
+std::optional<std::string> globalTextAttribute(NcFile const& file, std::string const& name) {
+    auto const atts = file.getAtts();
+    auto const it = atts.find(name);
+    if (it == atts.end()) return std::nullopt;
+    std::string value;
+    it->second.getValues(value);
+    return value;
+}
+
+std::vector<std::string> words(std::string const& text) {
+    std::istringstream in(text);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;)
+        out.push_back(w);
+    return out;
+}
+
+bool isNumeric(NcType const& type) {
+    switch (type.getTypeClass()) {
+    case NcType::nc_BYTE:
+    case NcType::nc_UBYTE:
+    case NcType::nc_SHORT:
+    case NcType::nc_USHORT:
+    case NcType::nc_INT:
+    case NcType::nc_UINT:
+    case NcType::nc_INT64:
+    case NcType::nc_UINT64:
+    case NcType::nc_FLOAT:
+    case NcType::nc_DOUBLE: return true;
+    default: return false;
+    }
+}
+
+// One slab (fixed first index) of a variable as doubles, plus the bits of each value in the variable's own type
+// (float bits for float variables: float -> double conversion would hide nothing, but keep NaN payloads honest).
+struct Slab {
+    std::vector<double> values;
+    std::vector<uint64_t> bits;
+};
+
+void readSlab(NcVar const& var, std::vector<std::size_t> const& start, std::vector<std::size_t> const& count,
+              std::size_t n, Slab& slab) {
+    slab.values.resize(n);
+    slab.bits.resize(n);
+    if (var.getType().getTypeClass() == NcType::nc_FLOAT) {
+        std::vector<float> raw(n);
+        start.empty() ? var.getVar(raw.data()) : var.getVar(start, count, raw.data());
+        for (std::size_t i = 0; i < n; ++i) {
+            slab.values[i] = raw[i];
+            slab.bits[i] = std::bit_cast<uint32_t>(raw[i]);
+        }
+        return;
+    }
+    start.empty() ? var.getVar(slab.values.data()) : var.getVar(start, count, slab.values.data());
+    for (std::size_t i = 0; i < n; ++i)
+        slab.bits[i] = std::bit_cast<uint64_t>(slab.values[i]);
+}
+
+struct Extreme {
+    double value = 0.0;
+    std::optional<std::size_t> at; // flat index
+    void offer(double x, std::size_t i) {
+        if (x > value) value = x, at = i;
+    }
+};
+
+struct Result {
+    std::string name, status, note;
+    bool coordinate = false, failed = false, valuesCompared = false;
+    Extreme abs, rel;
+    std::string whereAbs = "-", whereRel = "-";
+    uint64_t nDiffering = 0, nFailing = 0;
+};
+
+std::string number(double x) {
+    if (x == 0.0) return "0";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3e", x);
+    return buffer;
+}
+
+std::string shortNumber(double x) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", x);
+    return buffer;
+}
+
+std::string describe(std::vector<Dimension> const& dims) {
+    std::string out = "(";
+    for (std::size_t i = 0; i < dims.size(); ++i)
+        out += (i ? ", " : "") + dims[i].name + "=" + std::to_string(dims[i].size);
+    return out + ")";
+}
+
+class Comparator {
+public:
+    Comparator(OpenFile& a, OpenFile& b, CompareOptions const& options) : m_a(a), m_b(b), m_options(options) {}
+
+    Result compare(std::string const& name) {
+        Result r;
+        r.name = name;
+        std::optional<NcVar> const va = m_a.find(name), vb = m_b.find(name);
+        r.coordinate = isCoordinate(va ? m_a : m_b, name);
+        if (!va || !vb) return fail(r, va ? "ONLY IN A" : "ONLY IN B");
+        std::vector<Dimension> const dims = dimensionsOf(*va);
+        if (dims != dimensionsOf(*vb)) {
+            r.note = "A " + describe(dims) + " vs B " + describe(dimensionsOf(*vb));
+            return fail(r, "DIMS DIFFER");
+        }
+        NcType const ta = va->getType(), tb = vb->getType();
+        if (!isNumeric(ta) || !isNumeric(tb)) {
+            r.status = "not compared";
+            r.note = "type " + ta.getName() + " vs " + tb.getName() + ": only numeric types are compared";
+            return r;
+        }
+        if (ta != tb) {
+            r.note = "type " + ta.getName() + " vs " + tb.getName();
+            if (m_options.bfb) return fail(r, "TYPES DIFFER");
+        }
+        compareValues(*va, *vb, dims, r);
+        r.valuesCompared = true;
+        if (r.abs.at) r.whereAbs = where(name, dims, *r.abs.at);
+        if (r.rel.at) r.whereRel = where(name, dims, *r.rel.at);
+        r.failed = r.nFailing > 0;
+        r.status = r.failed ? "DIFFERENT" : r.nDiffering > 0 ? "within tolerance" : "identical";
+        return r;
+    }
+
+private:
+    static Result fail(Result& r, std::string status) {
+        r.status = std::move(status);
+        r.failed = true;
+        return r;
+    }
+
+    // A coordinate variable (1-D, named as its dimension) or an auxiliary coordinate (named by a `coordinates`).
+    static bool isCoordinate(OpenFile const& f, std::string const& name) {
+        NcVar const var = *f.find(name);
+        if (var.getDimCount() == 1 && var.getDims()[0].getName() == name) return true;
+        for (NcVar const& other : f.variables)
+            if (auto const coords = textAttribute(other, "coordinates"))
+                for (std::string const& w : words(*coords))
+                    if (w == name) return true;
+        return false;
+    }
+
+    void compareValues(NcVar const& va, NcVar const& vb, std::vector<Dimension> const& dims, Result& r) {
+        // Slabs along the first dimension (records for record variables): memory for one record, not the file.
+        std::size_t slabs = 1, slabSize = 1;
+        for (std::size_t d = 0; d < dims.size(); ++d)
+            (d == 0 ? slabs : slabSize) *= dims[d].size;
+        if (dims.empty()) slabSize = 1;
+        bool const sameType = va.getType() == vb.getType();
+        Slab a, b;
+        for (std::size_t s = 0; s < slabs; ++s) {
+            std::vector<std::size_t> start, count;
+            for (std::size_t d = 0; d < dims.size(); ++d) {
+                start.push_back(d == 0 ? s : 0);
+                count.push_back(d == 0 ? 1 : dims[d].size);
+            }
+            readSlab(va, start, count, slabSize, a);
+            readSlab(vb, start, count, slabSize, b);
+            for (std::size_t i = 0; i < slabSize; ++i) {
+                double const x = a.values[i], y = b.values[i];
+                bool const sameBits =
+                    sameType ? a.bits[i] == b.bits[i] : std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
+                compareValue(x, y, sameBits, s * slabSize + i, r);
+            }
+        }
+    }
+
+    void compareValue(double x, double y, bool sameBits, std::size_t at, Result& r) const {
+        constexpr double inf = std::numeric_limits<double>::infinity();
+        if (!sameBits) ++r.nDiffering;
+        double diff = 0.0, rel = 0.0;
+        bool const bothNaN = std::isnan(x) && std::isnan(y);
+        if (!(x == y || bothNaN)) {
+            diff = std::isnan(x) || std::isnan(y) ? inf : std::fabs(x - y);
+            rel = std::isinf(diff) ? inf : diff / std::max(std::fabs(x), std::fabs(y));
+        }
+        bool const fails =
+            m_options.bfb ? !sameBits
+                          : diff != 0.0 && (std::isinf(diff) || diff > m_options.atol + m_options.rtol * std::fabs(y));
+        if (fails) ++r.nFailing;
+        r.abs.offer(diff, at);
+        r.rel.offer(rel, at);
+    }
+
+    std::vector<double> const& coordinateValues(std::string const& name) {
+        auto const it = m_a.coordinateCache.find(name);
+        if (it != m_a.coordinateCache.end()) return it->second;
+        std::vector<double>& values = m_a.coordinateCache[name];
+        std::optional<NcVar> const var = m_a.find(name);
+        if (var && var->getDimCount() == 1 && isNumeric(var->getType())) {
+            values.resize(var->getDims()[0].getSize());
+            if (!values.empty()) var->getVar(values.data());
+        }
+        return values;
+    }
+
+    // "time[2]=7200 lev[3]=450 lat[1]=-30 lon[2]=180", or for columns "... ncol[5] (lat=10 lon=20)": indices, and
+    // the coordinate values of file A where it has them.
+    std::string where(std::string const& name, std::vector<Dimension> const& dims, std::size_t flat) {
+        std::vector<std::size_t> index(dims.size());
+        for (std::size_t d = dims.size(); d-- > 0;) {
+            index[d] = flat % dims[d].size;
+            flat /= dims[d].size;
+        }
+        std::string out;
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+            out += (d ? " " : "") + dims[d].name + "[" + std::to_string(index[d]) + "]";
+            std::vector<double> const& coords = coordinateValues(dims[d].name);
+            if (index[d] < coords.size()) out += "=" + shortNumber(coords[index[d]]);
+        }
+        std::optional<NcVar> const var = m_a.find(name);
+        std::optional<std::string> const aux = var ? textAttribute(*var, "coordinates") : std::nullopt;
+        std::string auxText;
+        for (std::string const& c : aux ? words(*aux) : std::vector<std::string>{}) {
+            std::optional<NcVar> const cv = m_a.find(c);
+            if (!cv || cv->getDimCount() != 1) continue;
+            std::string const dim = cv->getDims()[0].getName();
+            for (std::size_t d = 0; d < dims.size(); ++d)
+                if (dims[d].name == dim && index[d] < coordinateValues(c).size())
+                    auxText += (auxText.empty() ? "" : " ") + c + "=" + shortNumber(coordinateValues(c)[index[d]]);
+        }
+        return auxText.empty() ? out : out + " (" + auxText + ")";
+    }
+
+    OpenFile& m_a;
+    OpenFile& m_b;
+    CompareOptions m_options;
+};
+
+// Opens a file and lists its variables in definition order; on failure reports and returns false.
+bool open(std::string const& path, OpenFile& f, std::ostream& report) {
+    f.path = path;
+    try {
+        f.file.open(path, NcFile::read);
+        int count = 0;
+        netCDF::ncCheck(nc_inq_nvars(f.file.getId(), &count), __FILE__, __LINE__);
+        for (int id = 0; id < count; ++id) {
+            NcVar const var(f.file, id);
+            f.variables.push_back(var);
+            f.byName.emplace(var.getName(), var);
+        }
+        return true;
+    } catch (netCDF::exceptions::NcException const& e) {
+        report << "compare: cannot open " << path << ": " << detail::netcdfMessage(e) << "\n";
+        return false;
+    }
+}
+
+std::string summary(char label, OpenFile const& f) {
+    std::size_t records = 0;
+    bool hasRecords = false;
+    for (auto const& [name, dim] : f.file.getDims())
+        if (dim.isUnlimited()) records = dim.getSize(), hasRecords = true;
+    std::string out = std::string(1, label) + ": " + f.path + " (" + std::to_string(f.variables.size()) + " variables";
+    if (hasRecords) out += ", " + std::to_string(records) + " records";
+    return out + ")";
+}
+
+void printTable(std::vector<Result> const& results, std::ostream& report) {
+    std::vector<std::string> const header{"variable",     "status", "max abs diff", "where",
+                                          "max rel diff", "where",  "n differing",  "n failing"};
+    auto cells = [](Result const& r) {
+        return std::vector<std::string>{r.name,
+                                        r.status,
+                                        number(r.abs.value),
+                                        r.whereAbs,
+                                        number(r.rel.value),
+                                        r.whereRel,
+                                        std::to_string(r.nDiffering),
+                                        std::to_string(r.nFailing)};
+    };
+    std::vector<std::size_t> width(header.size());
+    for (std::size_t c = 0; c < header.size(); ++c)
+        width[c] = header[c].size();
+    for (Result const& r : results) {
+        std::vector<std::string> const row = cells(r);
+        for (std::size_t c = 0; c < row.size(); ++c)
+            width[c] = std::max(width[c], row[c].size());
+    }
+    auto padded = [&](std::string cell, std::size_t c) {
+        cell.resize(width[c] + 2, ' ');
+        return cell;
+    };
+    auto print = [&](std::vector<std::string> const& row) {
+        for (std::size_t c = 0; c + 1 < row.size(); ++c)
+            report << padded(row[c], c);
+        report << row.back() << "\n";
+    };
+    print(header);
+    for (bool coordinates : {true, false}) {
+        report << (coordinates ? "-- coordinates\n" : "-- variables\n");
+        for (Result const& r : results) {
+            if (r.coordinate != coordinates) continue;
+            if (!r.valuesCompared) {
+                report << padded(r.name, 0) << r.status << (r.note.empty() ? "" : ": " + r.note) << "\n";
+                continue;
+            }
+            print(cells(r));
+            if (!r.note.empty()) report << "    note: " << r.name << ": " << r.note << "\n";
+        }
+    }
+}
+
+} // namespace
+
+int compareFiles(std::string const& a, std::string const& b, CompareOptions const& options, std::ostream& report) {
+    OpenFile fa, fb;
+    if (!open(a, fa, report) || !open(b, fb, report)) return 2;
+    try {
+        report << summary('A', fa) << "\n" << summary('B', fb) << "\n";
+        if (options.bfb)
+            report << "criterion: bit for bit (a NaN equals a NaN with the same bits)\n";
+        else
+            report << "criterion: |a - b| <= atol + rtol * |b| (b from B; NaN equals NaN) with atol = "
+                   << shortNumber(options.atol) << ", rtol = " << shortNumber(options.rtol) << "\n";
+        if (globalTextAttribute(fa.file, "strata_config") != globalTextAttribute(fb.file, "strata_config"))
+            report << "note: the global attribute strata_config differs (not compared)\n";
+
+        std::vector<std::string> names;
+        std::set<std::string> seen;
+        for (OpenFile const* f : {&fa, &fb})
+            for (NcVar const& v : f->variables)
+                if (seen.insert(v.getName()).second) names.push_back(v.getName());
+
+        Comparator comparator(fa, fb, options);
+        std::vector<Result> results;
+        for (std::string const& name : names)
+            results.push_back(comparator.compare(name));
+        report << "\n";
+        printTable(results, report);
+
+        auto const different = std::count_if(results.begin(), results.end(), [](Result const& r) { return r.failed; });
+        report << "compare: " << results.size() << " variables, " << different << " different\n";
+        return different > 0 ? 1 : 0;
+    } catch (netCDF::exceptions::NcException const& e) {
+        report << "compare: cannot read " << a << " or " << b << ": " << detail::netcdfMessage(e) << "\n";
+        return 2;
+    }
+}
+
+} // namespace strata::app

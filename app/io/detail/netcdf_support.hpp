@@ -1,0 +1,18 @@
+// Small NetCDF-C++ helpers shared by the output writer and the comparator.
+#pragma once
+
+#include <netcdf.h>
+#include <netcdf>
+
+#include <string>
+
+namespace strata::app::detail {
+
+// The NetCDF library's text for the error (NetCDF-C++'s what() adds the wrapper's own source file and line, which
+// mean nothing to a user).
+inline std::string netcdfMessage(netCDF::exceptions::NcException const& e) {
+    int const code = e.errorCode();
+    return code != 0 ? std::string(nc_strerror(code)) : std::string(e.what());
+}
+
+} // namespace strata::app::detail

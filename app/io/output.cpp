@@ -1,0 +1,371 @@
+// OutputFile: gather to rank 0, transpose to CF order, write with NetCDF-C++; see output.hpp for the contract.
+#include "app/io/output.hpp"
+
+#include "app/io/detail/netcdf_support.hpp"
+#include "core/error.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <exception>
+#include <filesystem>
+#include <set>
+#include <utility>
+
+namespace strata::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using netCDF::NcDim;
+using netCDF::NcFile;
+using netCDF::NcVar;
+
+std::string partialPathOf(std::string const& path) { return path + ".partial"; }
+
+// Every rank calls this with its own problem (empty: none). If any rank has one, every rank throws the same Error:
+// the lowest failing rank's message, so an error on one rank never leaves the others waiting in a collective.
+void throwIfAnyRankFailed(MPI_Comm comm, std::string message, std::string const& where) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int const mine = message.empty() ? size : rank;
+    int first = size;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size) return;
+    auto length = static_cast<int>(message.size());
+    MPI_Bcast(&length, 1, MPI_INT, first, comm);
+    message.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(message.data(), length, MPI_CHAR, first, comm);
+    if (size > 1) message += " (on rank " + std::to_string(first) + ")";
+    throw Error(message, where);
+}
+
+// The message of the exception being handled, for the status shared with the other ranks.
+std::string currentExceptionMessage(std::string const& doing) {
+    try {
+        throw;
+    } catch (netCDF::exceptions::NcException const& e) {
+        return doing + ": " + detail::netcdfMessage(e);
+    } catch (fs::filesystem_error const& e) {
+        return doing + ": " + e.code().message();
+    } catch (std::exception const& e) {
+        return doing + ": " + e.what();
+    }
+}
+
+std::set<std::string> const& reservedNames() {
+    static std::set<std::string> const names{"time", "lev", "ilev", "lat", "lon", "ncol"};
+    return names;
+}
+
+// Deterministic (the same spec gives the same verdict on every rank), so every rank throws or none does.
+void validate(OutputFileSpec const& spec) {
+    auto fail = [&](std::string const& what, std::string const& expected) {
+        throw Error(what, spec.path.empty() ? "output file" : spec.path, expected);
+    };
+    if (spec.path.empty()) fail("no output path", "a file name");
+    if (spec.timeUnits.empty()) fail("no time units", "e.g. \"seconds since 2000-01-01 00:00:00\"");
+    if (spec.lev.empty()) fail("no levels", "at least one lev height");
+    HorizontalCoords const& h = spec.horizontal;
+    if (h.latlon) {
+        if (h.nlat == 0 || h.nlon == 0) fail("empty lat-lon grid", "nlat > 0 and nlon > 0");
+        if (h.lat.size() != h.nlat || h.lon.size() != h.nlon)
+            fail("lat/lon sizes " + std::to_string(h.lat.size()) + "/" + std::to_string(h.lon.size()) +
+                     " do not match the grid " + std::to_string(h.nlat) + "x" + std::to_string(h.nlon),
+                 "nlat latitudes and nlon longitudes");
+    } else {
+        if (h.ncol == 0) fail("no columns", "ncol > 0");
+        if (h.lat.size() != h.ncol || h.lon.size() != h.ncol)
+            fail("lat/lon sizes " + std::to_string(h.lat.size()) + "/" + std::to_string(h.lon.size()) +
+                     " do not match ncol = " + std::to_string(h.ncol),
+                 "one latitude and one longitude per column");
+    }
+    std::uint64_t const levels = std::max(spec.lev.size(), spec.ilev.size());
+    if (h.columns() * levels > static_cast<std::uint64_t>(INT_MAX))
+        fail("a variable has " + std::to_string(h.columns() * levels) + " values", "at most 2^31 - 1 (MPI counts)");
+    std::set<std::string> names;
+    auto claim = [&](std::string const& name) {
+        if (name.empty()) fail("a variable without a name", "a name for every variable and time series");
+        if (reservedNames().contains(name)) fail("variable name '" + name + "' is a coordinate's", "another name");
+        if (!names.insert(name).second) fail("variable name '" + name + "' twice", "unique names");
+    };
+    for (OutputVariable const& v : spec.variables) {
+        claim(v.name);
+        if (v.onFaces && spec.ilev.empty()) fail("'" + v.name + "' is on faces but there are no ilev heights", "ilev");
+    }
+    for (TimeSeries const& s : spec.series)
+        claim(s.name);
+}
+
+} // namespace
+
+struct OutputFile::Impl {
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rank = 0;
+    OutputFileSpec spec;
+    uint32_t localColumns = 0;
+    std::vector<int> gatherCounts, gatherOffsets; // rank 0: per rank, in columns
+    bool closed = false;
+
+    // Rank 0 only.
+    std::unique_ptr<NcFile> file;
+    NcVar timeVar;
+    std::vector<NcVar> dataVars, seriesVars;
+    std::size_t records = 0;
+    std::vector<double> gathered, cfOrder;
+    std::vector<float> singles;
+
+    ~Impl() {
+        // Unwinding (or a failed constructor): release the handle, leave the .partial, no rename, no MPI.
+        try {
+            file.reset();
+        } catch (...) {
+        }
+    }
+
+    std::size_t levelsOf(std::size_t v) const { return spec.variables[v].onFaces ? spec.ilev.size() : spec.lev.size(); }
+    std::string partialPath() const { return partialPathOf(spec.path); }
+
+    void checkDistribution(uint64_t firstColumn);
+    void create();
+    void gatherAndWrite(std::size_t v, std::span<double const> local, std::string& problem);
+    void writeRecordRank0(std::size_t v);
+};
+
+void OutputFile::Impl::checkDistribution(uint64_t firstColumn) {
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    uint64_t const mine[2] = {firstColumn, localColumns};
+    std::vector<uint64_t> all(2 * static_cast<std::size_t>(size));
+    MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, comm);
+    uint64_t next = 0;
+    for (int r = 0; r < size; ++r) {
+        uint64_t const first = all[2 * r], count = all[2 * r + 1];
+        if (first != next)
+            throw Error("rank " + std::to_string(r) + " starts at column " + std::to_string(first), spec.path,
+                        "contiguous column ranges in rank order, this one starting at " + std::to_string(next));
+        next += count;
+    }
+    if (next != spec.horizontal.columns())
+        throw Error("the ranks hold " + std::to_string(next) + " columns", spec.path,
+                    "the grid's " + std::to_string(spec.horizontal.columns()));
+    if (rank != 0) return;
+    for (int r = 0; r < size; ++r) {
+        gatherOffsets.push_back(static_cast<int>(all[2 * r]));
+        gatherCounts.push_back(static_cast<int>(all[2 * r + 1]));
+    }
+}
+
+// Rank 0: defines the whole file and writes the coordinates.
+void OutputFile::Impl::create() {
+    fs::path const target(spec.path);
+    if (target.has_parent_path()) fs::create_directories(target.parent_path());
+    file = std::make_unique<NcFile>(partialPath(), NcFile::replace, NcFile::classic64);
+
+    file->putAtt("Conventions", "CF-1.8");
+    file->putAtt("title", spec.title);
+    file->putAtt("source", spec.source);
+    file->putAtt("history", spec.history);
+    file->putAtt("strata_config", spec.configYaml);
+
+    NcDim const time = file->addDim("time");
+    timeVar = file->addVar("time", netCDF::ncDouble, time);
+    timeVar.putAtt("standard_name", "time");
+    timeVar.putAtt("long_name", "time");
+    timeVar.putAtt("units", spec.timeUnits);
+    timeVar.putAtt("calendar", "standard");
+    timeVar.putAtt("axis", "T");
+
+    auto addHeights = [&](std::string const& name, std::vector<double> const& heights, std::string const& longName) {
+        NcDim const dim = file->addDim(name, heights.size());
+        NcVar const var = file->addVar(name, netCDF::ncDouble, dim);
+        var.putAtt("standard_name", "height");
+        var.putAtt("long_name", longName);
+        var.putAtt("units", "m");
+        var.putAtt("axis", "Z");
+        var.putAtt("positive", "up");
+        return std::pair{dim, var};
+    };
+    auto const [lev, levVar] = addHeights("lev", spec.lev, "height of level centers");
+    std::pair<NcDim, NcVar> ilev;
+    if (!spec.ilev.empty()) ilev = addHeights("ilev", spec.ilev, "height of level faces (interfaces)");
+
+    HorizontalCoords const& h = spec.horizontal;
+    std::vector<NcDim> horizontal;
+    NcVar latVar, lonVar;
+    auto addLatLon = [&](NcDim const& latDim, NcDim const& lonDim, bool coordinateVariables) {
+        latVar = file->addVar("lat", netCDF::ncDouble, latDim);
+        latVar.putAtt("standard_name", "latitude");
+        latVar.putAtt("long_name", "latitude");
+        latVar.putAtt("units", "degrees_north");
+        lonVar = file->addVar("lon", netCDF::ncDouble, lonDim);
+        lonVar.putAtt("standard_name", "longitude");
+        lonVar.putAtt("long_name", "longitude");
+        lonVar.putAtt("units", "degrees_east");
+        if (!coordinateVariables) return;
+        latVar.putAtt("axis", "Y");
+        lonVar.putAtt("axis", "X");
+    };
+    if (h.latlon) {
+        horizontal = {file->addDim("lat", h.nlat), file->addDim("lon", h.nlon)};
+        addLatLon(horizontal[0], horizontal[1], true);
+    } else {
+        horizontal = {file->addDim("ncol", h.ncol)};
+        addLatLon(horizontal[0], horizontal[0], false);
+    }
+
+    netCDF::NcType const& valueType =
+        spec.doublePrecision ? static_cast<netCDF::NcType const&>(netCDF::ncDouble) : netCDF::ncFloat;
+    for (OutputVariable const& v : spec.variables) {
+        std::vector<NcDim> dims{time, v.onFaces ? ilev.first : lev};
+        dims.insert(dims.end(), horizontal.begin(), horizontal.end());
+        NcVar const var = file->addVar(v.name, valueType, dims);
+        if (!v.standardName.empty()) var.putAtt("standard_name", v.standardName);
+        var.putAtt("long_name", v.longName);
+        var.putAtt("units", v.units);
+        var.putAtt("cell_methods", "time: point");
+        if (!h.latlon) var.putAtt("coordinates", "lat lon");
+        dataVars.push_back(var);
+    }
+    for (TimeSeries const& s : spec.series) {
+        NcVar const var = file->addVar(s.name, netCDF::ncDouble, time);
+        var.putAtt("long_name", s.longName);
+        var.putAtt("units", s.units);
+        var.putAtt("cell_methods", "time: point");
+        seriesVars.push_back(var);
+    }
+
+    levVar.putVar(spec.lev.data());
+    if (!spec.ilev.empty()) ilev.second.putVar(spec.ilev.data());
+    latVar.putVar(h.lat.data());
+    lonVar.putVar(h.lon.data());
+    file->sync();
+}
+
+OutputFile::OutputFile(core::Context const& ctx, OutputFileSpec spec, uint64_t firstColumn, uint32_t localColumns)
+    : m_impl(std::make_unique<Impl>()) {
+    Impl& m = *m_impl;
+    m.comm = ctx.comm();
+    m.rank = ctx.rank();
+    m.spec = std::move(spec);
+    m.localColumns = localColumns;
+    validate(m.spec);
+    m.checkDistribution(firstColumn);
+
+    std::string problem;
+    if (m.rank == 0) {
+        try {
+            m.create();
+        } catch (...) {
+            problem = currentExceptionMessage("cannot create " + m.partialPath());
+        }
+    }
+    throwIfAnyRankFailed(m.comm, problem, m.spec.path);
+}
+
+OutputFile::~OutputFile() = default;
+
+std::string const& OutputFile::path() const { return m_impl->spec.path; }
+
+void OutputFile::Impl::writeRecordRank0(std::size_t v) {
+    // Gathered: column after column, each `levels` values. CF: level after level, each every column (lon fastest,
+    // as global column = ilat * nlon + ilon).
+    std::size_t const levels = levelsOf(v);
+    std::size_t const columns = spec.horizontal.columns();
+    cfOrder.resize(levels * columns);
+    for (std::size_t c = 0; c < columns; ++c)
+        for (std::size_t k = 0; k < levels; ++k)
+            cfOrder[k * columns + c] = gathered[c * levels + k];
+
+    std::vector<std::size_t> start{records, 0, 0}, count{1, levels, columns};
+    if (spec.horizontal.latlon) {
+        start.push_back(0);
+        count = {1, levels, spec.horizontal.nlat, spec.horizontal.nlon};
+    }
+    if (spec.doublePrecision) {
+        dataVars[v].putVar(start, count, cfOrder.data());
+        return;
+    }
+    // Our own rounding, not NetCDF's conversion: NetCDF refuses values beyond the float range (NC_ERANGE), and a
+    // blown-up run's output is exactly what one wants to look at.
+    singles.resize(cfOrder.size());
+    std::transform(cfOrder.begin(), cfOrder.end(), singles.begin(), [](double x) { return static_cast<float>(x); });
+    dataVars[v].putVar(start, count, singles.data());
+}
+
+void OutputFile::Impl::gatherAndWrite(std::size_t v, std::span<double const> local, std::string& problem) {
+    auto const levels = static_cast<int>(levelsOf(v));
+    std::vector<int> counts, offsets;
+    if (rank == 0) {
+        gathered.resize(spec.horizontal.columns() * static_cast<std::size_t>(levels));
+        for (std::size_t r = 0; r < gatherCounts.size(); ++r) {
+            counts.push_back(gatherCounts[r] * levels);
+            offsets.push_back(gatherOffsets[r] * levels);
+        }
+    }
+    MPI_Gatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, gathered.data(), counts.data(),
+                offsets.data(), MPI_DOUBLE, 0, comm);
+    if (rank != 0 || !problem.empty()) return;
+    try {
+        writeRecordRank0(v);
+    } catch (...) {
+        problem = currentExceptionMessage("cannot write '" + spec.variables[v].name + "' to " + partialPath());
+    }
+}
+
+void OutputFile::write(double time, std::vector<std::span<double const>> const& data,
+                       std::vector<double> const& series) {
+    Impl& m = *m_impl;
+    std::string problem;
+    if (m.closed) {
+        problem = "write() after close()";
+    } else if (data.size() != m.spec.variables.size()) {
+        problem =
+            std::to_string(data.size()) + " variables given, the file has " + std::to_string(m.spec.variables.size());
+    } else if (m.rank == 0 && series.size() != m.spec.series.size()) {
+        problem = std::to_string(series.size()) + " time-series values given, the file has " +
+                  std::to_string(m.spec.series.size());
+    } else {
+        for (std::size_t v = 0; v < data.size() && problem.empty(); ++v)
+            if (data[v].size() != m.localColumns * m.levelsOf(v))
+                problem = "'" + m.spec.variables[v].name + "' has " + std::to_string(data[v].size()) +
+                          " values on this rank, expected " + std::to_string(m.localColumns) + " columns x " +
+                          std::to_string(m.levelsOf(v)) + " levels";
+    }
+    throwIfAnyRankFailed(m.comm, problem, m.spec.path);
+
+    for (std::size_t v = 0; v < data.size(); ++v)
+        m.gatherAndWrite(v, data[v], problem);
+    if (m.rank == 0 && problem.empty()) {
+        try {
+            m.timeVar.putVar({m.records}, time);
+            for (std::size_t s = 0; s < series.size(); ++s)
+                m.seriesVars[s].putVar({m.records}, series[s]);
+            m.file->sync();
+            ++m.records;
+        } catch (...) {
+            problem =
+                currentExceptionMessage("cannot write record " + std::to_string(m.records) + " to " + m.partialPath());
+        }
+    }
+    throwIfAnyRankFailed(m.comm, problem, m.spec.path);
+}
+
+void OutputFile::close() {
+    Impl& m = *m_impl;
+    if (m.closed) return;
+    m.closed = true;
+    std::string problem;
+    if (m.rank == 0) {
+        try {
+            m.file->close();
+            m.file.reset();
+            fs::rename(m.partialPath(), m.spec.path);
+        } catch (...) {
+            problem = currentExceptionMessage("cannot finish " + m.partialPath());
+        }
+    }
+    throwIfAnyRankFailed(m.comm, problem, m.spec.path);
+}
+
+} // namespace strata::app

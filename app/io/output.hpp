@@ -1,0 +1,107 @@
+// CF-1.8 NetCDF output, gathered to rank 0 (the I/O rank) and written with NetCDF-C++.
+//
+// OutputFile is collective: every rank constructs it, calls write() at each output step and close() at the end;
+// rank 0 alone touches the file. The file is written as "<path>.partial" and renamed to <path> by close(), so a file
+// at <path> is always a finished one: a run that dies leaves the previous finished output in place, plus the
+// .partial file with every record written so far (synced to disk after each record).
+//
+// Layout: dimensions time (unlimited), lev (centers), ilev (faces) and lat, lon (lat-lon grids) or ncol (a list of
+// columns); coordinate variables with units, axis, positive = "up" for heights, standard_name; data variables
+// (time, lev|ilev, lat, lon) or (time, lev|ilev, ncol) in float or double; scalar time series (time); global
+// attributes Conventions = "CF-1.8", title, source, history, and strata_config (the resolved YAML). For the columns
+// layout lat(ncol) and lon(ncol) are auxiliary coordinates (no axis attribute: CF-1.8 allows it on coordinate
+// variables only) and every data variable says coordinates = "lat lon".
+//
+// The format is NetCDF 64-bit offset (classic data model): after the sync that ends each record the header holds the
+// record count, so a .partial left by a crash reads back with every record written so far.
+//
+// Distribution: the ranks hold contiguous ranges of global columns in rank order (rank 0 from column 0, every column
+// once); each variable is gathered to rank 0 with MPI_Gatherv and transposed there from column-major,
+// level-contiguous to CF order (lev, lat, lon) with lon fastest, or (lev, ncol). Every rank passes the same spec.
+//
+// Errors are strata::Error naming the file, and they are thrown on every rank: a bad spec or column distribution, a
+// NetCDF or file-system error on rank 0 (its status is shared after the constructor, each write() and close()), or
+// a data size mismatch on any rank (agreed before gathering). Destroying the object without close() (an exception
+// unwinding) closes the NetCDF handle on rank 0 without renaming and without any MPI call.
+#pragma once
+
+#include "core/comms.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace strata::app {
+
+struct HorizontalCoords {
+    bool latlon = true;
+    uint32_t nlat = 0, nlon = 0; // latlon: global column index = ilat * nlon + ilon
+    uint32_t ncol = 0;           // columns
+    std::vector<double> lat;     // latlon: nlat values; columns: ncol values
+    std::vector<double> lon;     // latlon: nlon values; columns: ncol values
+    uint64_t columns() const { return latlon ? uint64_t{nlat} * nlon : ncol; }
+};
+
+struct OutputVariable {
+    std::string name, units, longName, standardName; // standardName empty when CF has none
+    bool onFaces = false;                            // ilev instead of lev
+};
+
+struct TimeSeries {
+    std::string name, units, longName;
+};
+
+struct OutputFileSpec {
+    std::string path;
+    std::string title, source, history, configYaml;
+    std::string timeUnits; // "seconds since 2000-01-01 00:00:00"
+    bool doublePrecision = false;
+    HorizontalCoords horizontal;
+    std::vector<double> lev, ilev; // heights (m) of centers and faces
+    std::vector<OutputVariable> variables;
+    std::vector<TimeSeries> series;
+};
+
+class OutputFile {
+public:
+    // This rank holds global columns [firstColumn, firstColumn + localColumns).
+    OutputFile(core::Context const& ctx, OutputFileSpec spec, uint64_t firstColumn, uint32_t localColumns);
+    ~OutputFile();
+    OutputFile(OutputFile const&) = delete;
+    OutputFile& operator=(OutputFile const&) = delete;
+
+    // One record. data[v] holds this rank's columns of variable v, column after column, each lev.size() (or
+    // ilev.size()) values from the bottom up. series: one value per TimeSeries (taken from rank 0). Single-precision
+    // files round each value to float (out-of-range values become +-inf, NaN stays NaN).
+    void write(double time, std::vector<std::span<double const>> const& data, std::vector<double> const& series);
+    void close(); // finishes the file and renames it into place; a second call does nothing, write() after it throws
+    std::string const& path() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+// `strata compare`: per variable (coordinates in their own section) the largest absolute difference |a - b|, the
+// largest relative difference |a - b| / max(|a|, |b|) (0 when both are 0), where each is (indices, with the
+// coordinate values of file a), and how many values are not bit-identical.
+//
+// A value passes when |a - b| <= atol + rtol * |b|, b from the second file (numpy.isclose); NaN passes against NaN
+// only, +-inf against the same infinity only. With bfb every value must have the same bits (a NaN equals a NaN with
+// the same bits), whatever rtol and atol say. Variables in one file only, different dimensions (names, sizes, or
+// record counts) or, with bfb, different types fail. Global attributes are not compared; a differing strata_config
+// is noted.
+struct CompareOptions {
+    double rtol = 0.0;
+    double atol = 0.0;
+    bool bfb = false; // identical bits required (NaNs compare equal to themselves)
+};
+// 0 within tolerance, 1 not (or variables/dimensions differ), 2 when a file cannot be read. Writes a report: a line
+// per file, the criterion, a fixed-width table (variable, status, max abs diff, where, max rel diff, where, n
+// differing, n failing) and a last line "compare: N variables, M different".
+int compareFiles(std::string const& a, std::string const& b, CompareOptions const& options, std::ostream& report);
+
+} // namespace strata::app

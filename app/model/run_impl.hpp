@@ -1,0 +1,178 @@
+// The time loop, for one backend (included by run.cpp for the CPU backends and by run_cuda.cu for Cuda).
+#pragma once
+
+#include "app/io/output.hpp"
+#include "app/model/decomposition.hpp"
+#include "app/model/model.hpp"
+#include "app/model/run.hpp"
+#include "app/version.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace strata::app {
+
+namespace detail {
+
+struct VariableInfo {
+    char const* name;
+    char const* units;
+    char const* longName;
+    char const* standardName;
+    bool onFaces;
+};
+
+inline constexpr VariableInfo variableTable[] = {
+    {"T", "K", "air temperature", "air_temperature", false},
+    {"theta", "K", "potential temperature", "air_potential_temperature", false},
+    {"q", "kg kg-1", "specific humidity", "specific_humidity", false},
+    {"tracer", "1", "passive tracer mixing ratio", "", false},
+    {"p", "Pa", "air pressure at cell centers", "air_pressure", false},
+    {"p_face", "Pa", "air pressure at cell faces", "air_pressure", true},
+    {"K", "m2 s-1", "eddy diffusivity", "", true},
+    {"w", "m s-1", "prescribed subsidence velocity", "upward_air_velocity", true},
+};
+
+inline VariableInfo const& variableInfo(std::string const& name) {
+    for (auto const& v : variableTable)
+        if (name == v.name) return v;
+    throw Error("unknown output variable '" + name + "'", "output.variables", "T, theta, q, tracer, p, p_face, K, w");
+}
+
+class Timers {
+public:
+    using Clock = std::chrono::steady_clock;
+    template <class F>
+    void time(std::string const& name, F&& f) {
+        auto const t0 = Clock::now();
+        f();
+        m_seconds[name] += std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+    void print(std::ostream& log, double total) const {
+        log << "timers:\n";
+        for (auto const& [name, s] : m_seconds) {
+            char line[160];
+            std::snprintf(line, sizeof line, "  %-14s %10.3f s  %5.1f %%\n", name.c_str(), s,
+                          total > 0 ? 100.0 * s / total : 0.0);
+            log << line;
+        }
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-14s %10.3f s\n", "total", total);
+        log << line;
+    }
+
+private:
+    std::map<std::string, double> m_seconds;
+};
+
+inline std::string outputPath(Config const& cfg, RunOptions const& options) {
+    std::filesystem::path p(cfg.output.path);
+    if (!options.outputDir.empty()) p = std::filesystem::path(options.outputDir) / p.filename();
+    return p.string();
+}
+
+} // namespace detail
+
+template <class Backend>
+RunSummary runWith(Backend const& backend, std::string const& backendName, Config const& cfg,
+                   core::Context const& comm, RunOptions const& options, std::ostream& log) {
+    using Clock = std::chrono::steady_clock;
+    auto const wallStart = Clock::now();
+    bool const talk = options.progress && comm.isRoot();
+    HorizontalCoords const horizontal = makeHorizontal(cfg.horizontal);
+    Decomposition const decomp = Decomposition::balanced(horizontal.columns(), comm.rank(), comm.size());
+    Model<Backend> model(cfg, backend, comm, horizontal, decomp);
+    model.checkStability(); // before any output exists
+
+    OutputFileSpec spec;
+    spec.path = detail::outputPath(cfg, options);
+    spec.title = cfg.title;
+    spec.source = std::string("Strata ") + version + " (git " + gitHash + "), backend " + backendName;
+    spec.history = options.history;
+    spec.configYaml = cfg.resolvedYaml;
+    spec.timeUnits = "seconds since " + cfg.time.start;
+    spec.doublePrecision = cfg.output.precision == "double";
+    spec.horizontal = horizontal;
+    spec.lev = model.state().grid->centers();
+    spec.ilev = model.state().grid->faces();
+    for (auto const& name : cfg.output.variables) {
+        auto const& v = detail::variableInfo(name);
+        spec.variables.push_back({v.name, v.units, v.longName, v.standardName, v.onFaces});
+    }
+    spec.series = {{"T_global_mean", "K", "global mean air temperature (mass and area weighted)"},
+                   {"heat_content", "J m-2", "column heat content cp * sum(rho theta dz), global mean"},
+                   {"tracer_content", "m-2 kg", "column tracer content sum(rho tracer dz), global mean"},
+                   {"heat_budget_residual", "1",
+                    "largest relative column heat budget residual over the steps since the previous output"},
+                   {"tracer_budget_residual", "1",
+                    "largest relative column tracer budget residual over the steps since the previous output"}};
+    OutputFile out(comm, spec, decomp.first, decomp.local);
+
+    detail::Timers timers;
+    RunSummary summary;
+    summary.backend = backendName;
+    summary.outputPath = spec.path;
+    uint64_t const total = cfg.totalSteps();
+    uint64_t const every = cfg.outputEvery();
+    uint64_t const progressEvery = std::max<uint64_t>(1, total / 10);
+
+    auto writeRecord = [&] {
+        GlobalDiagnostics d;
+        timers.time("diagnostics", [&] { d = model.diagnostics(); });
+        summary.maxHeatResidual = std::max(summary.maxHeatResidual, d.heatResidual);
+        summary.maxTracerResidual = std::max(summary.maxTracerResidual, d.tracerResidual);
+        summary.finalMeanT = d.meanT;
+        timers.time("output", [&] {
+            std::vector<std::vector<double>> values;
+            for (auto const& name : cfg.output.variables) values.push_back(model.outputValues(name));
+            std::vector<std::span<double const>> spans(values.begin(), values.end());
+            out.write(model.time(), spans,
+                      {d.meanT, d.heatContent, d.tracerContent, d.heatResidual, d.tracerResidual});
+        });
+        if (talk) {
+            char line[256];
+            std::snprintf(line, sizeof line,
+                          "output  t = %9.4f d  mean T = %.6f K  heat residual = %.2e  tracer residual = %.2e\n",
+                          model.time() / constants::day, d.meanT, d.heatResidual, d.tracerResidual);
+            log << line << std::flush;
+        }
+    };
+
+    if (talk) {
+        log << "strata: " << cfg.title << ": " << horizontal.columns() << " columns x " << cfg.vertical.levels
+            << " levels on " << comm.size() << " rank(s), backend " << backendName << ", " << total << " steps of "
+            << cfg.time.dt << " s\n";
+    }
+    writeRecord();
+    auto const loopStart = Clock::now();
+    for (uint64_t s = 1; s <= total; ++s) {
+        timers.time("physics", [&] { model.step(); });
+        if (s % every == 0) writeRecord();
+        if (talk && (s % progressEvery == 0 || s == total)) {
+            double const wall = std::chrono::duration<double>(Clock::now() - loopStart).count();
+            double const rate = wall > 0 ? model.time() / wall : 0.0; // simulated days per wall-clock day
+            double const eta = wall / static_cast<double>(s) * static_cast<double>(total - s);
+            char line[256];
+            std::snprintf(line, sizeof line,
+                          "step %6llu/%llu  t = %9.4f d  %.3g simulated days per wall-clock day  ETA %.1f s\n",
+                          static_cast<unsigned long long>(s), static_cast<unsigned long long>(total),
+                          model.time() / constants::day, rate, eta);
+            log << line << std::flush;
+        }
+    }
+    timers.time("output", [&] { out.close(); });
+    summary.steps = model.stepCount();
+    summary.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
+    if (talk) {
+        timers.print(log, summary.wallSeconds);
+        log << "strata: wrote " << summary.outputPath << "\n";
+    }
+    return summary;
+}
+
+} // namespace strata::app

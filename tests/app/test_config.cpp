@@ -1,0 +1,429 @@
+// The configuration loader: every shipped config loads, every class of bad input is a ConfigError naming the key
+// path, the value and what was expected, overrides edit the tree before validation, and the resolved YAML reads back
+// to the same configuration.
+#include "app/config.hpp"
+#include "app/detail/config_schema.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include <unistd.h>
+
+using Catch::Matchers::Contains;
+using strata::app::Config;
+using strata::app::ConfigError;
+using strata::app::configYaml;
+using strata::app::loadConfig;
+using strata::app::parseConfig;
+
+namespace {
+
+std::filesystem::path const sourceDir = STRATA_SOURCE_DIR;
+std::string configPath(std::string const& name) { return (sourceDir / "configs" / name).string(); }
+
+// A YAML file in the temporary directory, removed when the test ends.
+class TempYaml {
+public:
+    explicit TempYaml(std::string const& text) {
+        static int counter = 0;
+        m_path = std::filesystem::temp_directory_path() /
+                 ("strata_test_config_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".yaml");
+        std::ofstream(m_path) << text;
+    }
+    ~TempYaml() { std::filesystem::remove(m_path); }
+    TempYaml(TempYaml const&) = delete;
+    TempYaml& operator=(TempYaml const&) = delete;
+    std::string path() const { return m_path.string(); }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// The message of the ConfigError that `load` throws (fails the test if it throws none).
+std::string errorOf(std::function<void()> const& load) {
+    try {
+        load();
+    } catch (ConfigError const& e) {
+        return e.what();
+    }
+    FAIL("no ConfigError was thrown");
+    return {};
+}
+
+std::string fileError(std::string const& yaml, std::vector<std::string> const& overrides = {}) {
+    TempYaml file(yaml);
+    return errorOf([&] { loadConfig(file.path(), overrides); });
+}
+
+Config fromText(std::string const& yaml, std::vector<std::string> const& overrides = {}) {
+    TempYaml file(yaml);
+    return loadConfig(file.path(), overrides);
+}
+
+std::string const minimal = "time: {steps: 10}\n";
+
+} // namespace
+
+TEST_CASE("every config in configs/ loads and round-trips through its resolved YAML", "[config]") {
+    int count = 0;
+    for (auto const& entry : std::filesystem::directory_iterator(sourceDir / "configs")) {
+        if (entry.path().extension() != ".yaml") continue;
+        ++count;
+        INFO(entry.path().string());
+        Config const c = loadConfig(entry.path().string());
+        Config again = parseConfig(c.resolvedYaml, "resolved");
+        again.sourcePath = c.sourcePath;
+        CHECK(again == c);
+        CHECK(configYaml(again) == c.resolvedYaml);
+        CHECK(c.totalSteps() % c.outputEvery() == 0);
+    }
+    CHECK(count >= 4);
+}
+
+TEST_CASE("configs/default.yaml: the default case", "[config]") {
+    Config const c = loadConfig(configPath("default.yaml"));
+    CHECK(c.title == "Strata default case");
+    CHECK(c.horizontal.type == "latlon");
+    CHECK(c.horizontal.nlat == 4);
+    CHECK(c.horizontal.nlon == 8);
+    CHECK(c.vertical.levels == 30);
+    CHECK(c.vertical.top == 30000.0);
+    CHECK(c.time.dt == 600.0);
+    CHECK(c.totalSteps() == 144);
+    CHECK(c.outputEvery() == 18);
+    CHECK(c.processOrder == std::vector<std::string>{"vertical_diffusion", "vertical_advection", "held_suarez"});
+    CHECK((c.diffusion.enabled && c.advection.enabled && c.heldSuarez.enabled));
+    CHECK(c.diffusion.mode == "implicit");
+    CHECK(c.diffusion.profile == "boundary_layer");
+    CHECK(c.advection.scheme == "upwind3");
+    CHECK(c.advection.wMax == -0.01);
+    CHECK(c.output.path == "out/default.nc");
+}
+
+TEST_CASE("configs/held_suarez.yaml: Held-Suarez alone for 20 days, daily output", "[config]") {
+    Config const c = loadConfig(configPath("held_suarez.yaml"));
+    CHECK(c.horizontal.nlat == 8);
+    CHECK(c.horizontal.nlon == 16);
+    CHECK(c.vertical.levels == 30);
+    CHECK(c.processOrder == std::vector<std::string>{"held_suarez"});
+    CHECK_FALSE(c.diffusion.enabled);
+    CHECK(c.totalSteps() * c.time.dt == 20 * 86400.0);
+    CHECK(c.outputEvery() * c.time.dt == 86400.0);
+}
+
+TEST_CASE("configs/heat_equation.yaml: stable explicit diffusion with a visible decay", "[config]") {
+    Config const c = loadConfig(configPath("heat_equation.yaml"));
+    CHECK(c.horizontal.type == "columns");
+    CHECK(c.horizontal.ncol == 4);
+    CHECK(c.vertical.levels == 64);
+    CHECK(c.initial.temperature == "cosine");
+    CHECK(c.processOrder == std::vector<std::string>{"vertical_diffusion"});
+    CHECK(c.diffusion.mode == "explicit");
+    CHECK(c.diffusion.profile == "constant");
+    CHECK(c.diffusion.surfaceHeatFlux == 0.0);
+    double const dz = c.vertical.top / c.vertical.levels;
+    double const courant = c.time.dt * c.diffusion.kappa / (dz * dz);
+    double const pi = std::acos(-1.0);
+    double const decay = std::exp(-c.diffusion.kappa * (pi / c.vertical.top) * (pi / c.vertical.top) *
+                                  double(c.totalSteps()) * c.time.dt);
+    INFO("dt K / dz^2 = " << courant << ", amplitude decays to " << decay << " of its start");
+    CHECK(courant < 0.5);
+    CHECK(decay < 0.8);
+    CHECK(decay > 0.2);
+    CHECK(c.totalSteps() / c.outputEvery() == 10);
+}
+
+TEST_CASE("configs/subsidence_tracer.yaml: advection of a tracer blob", "[config]") {
+    Config const c = loadConfig(configPath("subsidence_tracer.yaml"));
+    CHECK(c.horizontal.ncol == 6);
+    CHECK(c.vertical.levels == 60);
+    CHECK(c.vertical.top == 12000.0);
+    CHECK(c.processOrder == std::vector<std::string>{"vertical_advection"});
+    CHECK(c.advection.wMax == -0.02);
+    CHECK(c.initial.tracerHeight == 6000.0);
+    CHECK(c.totalSteps() * c.time.dt == 2 * 86400.0);
+    CHECK(std::abs(c.advection.wMax) * c.time.dt / (c.vertical.top / c.vertical.levels) < 1.0);
+}
+
+TEST_CASE("absent keys take the defaults of the structs", "[config]") {
+    Config const c = fromText(minimal);
+    Config expected;
+    expected.time.steps = 10;
+    CHECK(c.vertical == expected.vertical);
+    CHECK(c.horizontal == expected.horizontal);
+    CHECK(c.time == expected.time);
+    CHECK(c.backend == expected.backend);
+    CHECK(c.diffusion == expected.diffusion);
+    CHECK(c.advection == expected.advection);
+    CHECK(c.heldSuarez == expected.heldSuarez);
+    CHECK(c.initial == expected.initial);
+    CHECK(c.output == expected.output);
+    CHECK(c.processOrder.empty());
+    CHECK(c.title == expected.title);
+}
+
+TEST_CASE("every value is read into its field", "[config]") {
+    Config const c = fromText(R"(
+title: all keys
+grid:
+  vertical: {levels: 12, top: 5000, stretching: power, exponent: 1.5}
+  horizontal: {type: columns, ncol: 3}
+time: {dt: 30, steps: 20, start: "1999-12-31"}
+backend: {type: threads, threads_workers: 8, engine: shmem}
+processes:
+  - held_suarez: {ka: 0.05, ks: 0.5, delta_T_y: 50, delta_theta_z: 5, sigma_b: 0.8, T_min: 190, T_max: 320, p0: 101325}
+  - vertical_advection: {scheme: upwind1, w_max: 0.005}
+  - vertical_diffusion: {mode: explicit, profile: boundary_layer, kappa: 2, boundary_layer_height: 800, kappa_free: 0.5,
+                         surface_heat_flux: 0.1, surface_moisture_flux: 1e-5, surface_tracer_flux: -0.2}
+initial_conditions: {temperature: isothermal, surface_temperature: 250, lapse_rate: 0.005, amplitude: 2,
+                     surface_pressure: 95000, humidity: 0, tracer_height: 2500, tracer_width: 300}
+output: {path: a/b.nc, variables: [w, K, p_face], interval: 90, precision: double}
+)");
+    CHECK(c.title == "all keys");
+    CHECK(c.vertical == strata::app::VerticalGridConfig{12, 5000.0, "power", 1.5});
+    CHECK(c.horizontal == strata::app::HorizontalGridConfig{"columns", 4, 8, 3});
+    CHECK(c.time.dt == 30.0);
+    CHECK(c.time.steps == 20u);
+    CHECK_FALSE(c.time.days);
+    CHECK(c.time.start == "1999-12-31 00:00:00");
+    CHECK(c.backend == strata::app::BackendConfig{"threads", 8, "shmem"});
+    CHECK(c.heldSuarez == strata::app::HeldSuarezConfig{true, 0.05, 0.5, 50.0, 5.0, 0.8, 190.0, 320.0, 101325.0});
+    CHECK(c.advection == strata::app::AdvectionConfig{true, "upwind1", 0.005});
+    CHECK(c.diffusion ==
+          strata::app::DiffusionConfig{true, "explicit", "boundary_layer", 2.0, 800.0, 0.5, 0.1, 1e-5, -0.2});
+    CHECK(c.initial == strata::app::InitialConfig{"isothermal", 250.0, 0.005, 2.0, 95000.0, 0.0, 2500.0, 300.0});
+    CHECK(c.output == strata::app::OutputConfig{"a/b.nc", {"w", "K", "p_face"}, 90.0, "double"});
+    CHECK(c.processOrder == std::vector<std::string>{"held_suarez", "vertical_advection", "vertical_diffusion"});
+    CHECK(c.outputEvery() == 3);
+}
+
+TEST_CASE("a process may be named alone or with empty settings", "[config]") {
+    Config const c = fromText(minimal + "processes: [held_suarez, {vertical_advection: }]\n");
+    CHECK(c.processOrder == std::vector<std::string>{"held_suarez", "vertical_advection"});
+    CHECK(c.heldSuarez == strata::app::HeldSuarezConfig{.enabled = true});
+}
+
+TEST_CASE("unknown keys are reported with the nearest valid sibling", "[config][errors]") {
+    CHECK(fileError(minimal + "grid: {vertical: {levles: 10}}\n") ==
+          "grid.vertical.levles: unknown key; did you mean 'levels'? (expected one of: levels, top, stretching, "
+          "exponent)");
+    CHECK_THAT(fileError(minimal + "outptu: {path: x.nc}\n"), Contains("outptu: unknown key; did you mean 'output'?"));
+    CHECK_THAT(fileError(minimal + "processes:\n  - vertical_diffusion: {kapa: 1}\n"),
+               Contains("processes.vertical_diffusion.kapa: unknown key; did you mean 'kappa'?"));
+    // No suggestion when nothing is close.
+    CHECK(fileError(minimal + "grid: {vertical: {resolution: 10}}\n") ==
+          "grid.vertical.resolution: unknown key (expected one of: levels, top, stretching, exponent)");
+    CHECK_THAT(fileError(minimal + "grid: {vertical: {levels: 10, levels: 20}}\n"),
+               Contains("grid.vertical.levels: duplicate key"));
+}
+
+TEST_CASE("values of the wrong type are reported with the expected type", "[config][errors]") {
+    CHECK(fileError(minimal + "grid: {vertical: {levels: ten}}\n") ==
+          "grid.vertical.levels: 'ten' is not an integer (expected an integer in [1, 100000])");
+    CHECK(fileError(minimal + "grid: {vertical: {levels: 10.5}}\n") ==
+          "grid.vertical.levels: '10.5' is not an integer (expected an integer in [1, 100000])");
+    CHECK(fileError("time: {steps: 10, dt: fast}\n") ==
+          "time.dt: 'fast' is not a finite number (expected a number > 0)");
+    CHECK(fileError(minimal + "output: {variables: T}\n") ==
+          "output.variables: 'T' is not a list (expected a list of distinct names from: T, theta, q, tracer, p, "
+          "p_face, K, w)");
+    CHECK(fileError(minimal + "grid: {vertical: [1, 2]}\n") ==
+          "grid.vertical: '[1, 2]' is not a map (expected a map with keys: levels, top, stretching, exponent)");
+    CHECK_THAT(fileError(minimal + "title: {a: 1}\n"), Contains("title: '{a: 1}' is not a string"));
+    CHECK_THAT(fileError("[1, 2]\n"), Contains("configuration: '[1, 2]' is not a map"));
+}
+
+TEST_CASE("values out of range are reported with the accepted range", "[config][errors]") {
+    CHECK(fileError(minimal + "grid: {vertical: {levels: 0}}\n") ==
+          "grid.vertical.levels: '0' is out of range (expected an integer in [1, 100000])");
+    CHECK(fileError(minimal + "grid: {vertical: {levels: -3}}\n") ==
+          "grid.vertical.levels: '-3' is out of range (expected an integer in [1, 100000])");
+    CHECK(fileError(minimal + "grid: {vertical: {stretching: cubic}}\n") ==
+          "grid.vertical.stretching: 'cubic' is not allowed (expected one of: uniform, power)");
+    CHECK_THAT(fileError(minimal + "grid: {vertical: {top: -1}}\n"),
+               Contains("grid.vertical.top: '-1' is out of range"));
+    CHECK_THAT(fileError(minimal + "grid: {vertical: {exponent: 0.5}}\n"), Contains("(expected a number >= 1)"));
+    CHECK_THAT(fileError(minimal + "initial_conditions: {humidity: -0.1}\n"),
+               Contains("initial_conditions.humidity: '-0.1' is out of range (expected a number >= 0)"));
+    CHECK_THAT(fileError(minimal + "initial_conditions: {tracer_width: 0}\n"),
+               Contains("initial_conditions.tracer_width"));
+    CHECK_THAT(fileError(minimal + "processes: [{vertical_diffusion: {kappa: -1}}]\n"),
+               Contains("processes.vertical_diffusion.kappa: '-1' is out of range"));
+    CHECK(fileError(minimal + "grid: {horizontal: {type: columns}}\n") ==
+          "grid.horizontal.ncol: '0' is out of range (expected an integer >= 1 when grid.horizontal.type is columns)");
+    CHECK(fileError(minimal + "output: {variables: [T, rho]}\n") ==
+          "output.variables[1]: 'rho' is not allowed (expected one of: T, theta, q, tracer, p, p_face, K, w)");
+    CHECK_THAT(fileError(minimal + "output: {variables: [T, q, T]}\n"),
+               Contains("output.variables[2]: 'T' is listed twice"));
+    CHECK_THAT(fileError("time: {steps: 10, start: 2001-02-29}\n"),
+               Contains("time.start: '2001-02-29' is not allowed"));
+    CHECK_THAT(fileError(minimal + "initial_conditions: {lapse_rate: 0.01}\n"),
+               Contains("initial_conditions.lapse_rate: '0.01' gives T = -12 K at grid.vertical.top = 30000 m"));
+    CHECK_THAT(fileError(minimal + "processes: [{held_suarez: {T_min: 320}}]\n"),
+               Contains("processes.held_suarez.T_min: '320' is not below T_max"));
+}
+
+TEST_CASE("a YAML syntax error names the file, line and column", "[config][errors]") {
+    TempYaml file("time: {steps: 10}\ngrid:\n  vertical: {levels: 30\n  horizontal: {type: latlon}\n");
+    std::string const message = errorOf([&] { loadConfig(file.path()); });
+    CHECK(message == file.path() + ":4:13: YAML syntax error: end of map flow not found");
+    TempYaml indent("time:\n  steps: 10\n dt: 5\n");
+    CHECK_THAT(errorOf([&] { loadConfig(indent.path()); }), Contains(indent.path() + ":3:"));
+}
+
+TEST_CASE("a missing file is named", "[config][errors]") {
+    CHECK(errorOf([] { loadConfig("no/such/strata.yaml"); }) ==
+          "no/such/strata.yaml: no such file (expected a readable YAML configuration file)");
+    CHECK_THAT(errorOf([] { loadConfig(sourceDir.string()); }), Contains("is a directory"));
+}
+
+TEST_CASE("the run length is exactly one of time.steps and time.days, a whole number of steps", "[config][errors]") {
+    CHECK(fileError("time: {steps: 10, days: 1.5}\n") ==
+          "time: both steps (10) and days (1.5) are set (expected exactly one of time.steps, time.days)");
+    CHECK(fileError("title: no run length\n") ==
+          "time: neither steps nor days is set (expected exactly one of time.steps, time.days)");
+    CHECK(fileError("time: {days: 0.01, dt: 1000}\n") ==
+          "time.days: '0.01' is 0.864 steps of time.dt = 1000 s (expected a run length of a whole number (>= 1) of "
+          "time.dt steps, within 1e-9 relative)");
+    CHECK(fromText("time: {days: 1.5}\n").totalSteps() == 216);
+    CHECK(fromText("time: {days: 1, dt: 8}\n", {"time.days=0.7"}).totalSteps() == 7560);
+}
+
+TEST_CASE("the output interval is a positive multiple of time.dt", "[config][errors]") {
+    CHECK(fileError(minimal + "output: {interval: 1000}\n") ==
+          "output.interval: '1000' is 1.66666666667 steps of time.dt = 600 s (expected a positive multiple of "
+          "time.dt, within 1e-9 relative)");
+    CHECK_THAT(fileError(minimal + "output: {interval: 0}\n"),
+               Contains("output.interval: '0' is out of range (expected a number > 0)"));
+    CHECK(fromText("time: {dt: 0.1, steps: 100}\noutput: {interval: 0.3}\n").outputEvery() == 3);
+}
+
+TEST_CASE("processes: unknown, listed twice or malformed", "[config][errors]") {
+    CHECK(fileError(minimal + "processes:\n  - held_suares: {}\n") ==
+          "processes[0]: unknown process 'held_suares'; did you mean 'held_suarez'? (expected one of: "
+          "vertical_diffusion, vertical_advection, held_suarez)");
+    CHECK(fileError(minimal + "processes:\n  - held_suarez\n  - vertical_advection\n  - held_suarez: {ka: 1}\n") ==
+          "processes[2]: 'held_suarez' is listed twice (also at processes[0]) (expected each process at most once)");
+    // The settings not indented under the name: one item with two keys.
+    CHECK_THAT(fileError(minimal + "processes:\n  - vertical_diffusion:\n    mode: implicit\n"),
+               Contains("processes[0]: '{vertical_diffusion: ~, mode: implicit}' is not a process"));
+    CHECK_THAT(fileError(minimal + "processes: {held_suarez: {}}\n"),
+               Contains("processes: '{held_suarez: {}}' is not a list"));
+    CHECK_THAT(fileError(minimal + "processes: [{held_suarez: 5}]\n"),
+               Contains("processes.held_suarez: '5' is not a map (expected a map with keys: ka, ks,"));
+}
+
+TEST_CASE("overrides (--set) edit the tree before validation", "[config][overrides]") {
+    std::string const base = "time: {steps: 10}\nprocesses:\n  - vertical_diffusion: {kappa: 5}\n  - held_suarez\n";
+    Config const c =
+        fromText(base, {"grid.vertical.levels=60", "processes.vertical_diffusion.kappa=10",
+                        "processes.held_suarez.ka=0.05", "processes.vertical_advection.w_max=-0.03",
+                        "output.variables=[T, q]", "title=A title with = in it", "time.steps=", "time.days=2"});
+    CHECK(c.vertical.levels == 60);
+    CHECK(c.diffusion.kappa == 10.0);
+    CHECK(c.heldSuarez.ka == 0.05);
+    CHECK(c.advection.enabled);
+    CHECK(c.advection.wMax == -0.03);
+    CHECK(c.processOrder == std::vector<std::string>{"vertical_diffusion", "held_suarez", "vertical_advection"});
+    CHECK(c.output.variables == std::vector<std::string>{"T", "q"});
+    CHECK(c.title == "A title with = in it");
+    CHECK_FALSE(c.time.steps);
+    CHECK(c.totalSteps() == 288);
+
+    Config const settings =
+        fromText(minimal, {"processes.held_suarez={ka: 0.1}", "grid.horizontal={type: columns, ncol: 2}"});
+    CHECK(settings.processOrder == std::vector<std::string>{"held_suarez"});
+    CHECK(settings.heldSuarez.ka == 0.1);
+    CHECK(settings.horizontal.ncol == 2);
+
+    Config const onEmpty = fromText("", {"time.steps=5"});
+    CHECK(onEmpty.totalSteps() == 5);
+}
+
+TEST_CASE("bad overrides are reported with the override", "[config][overrides][errors]") {
+    CHECK(fileError(minimal, {"grid.vertical.levels"}) ==
+          "--set grid.vertical.levels: no '=' in the override (expected key.path=value, e.g. "
+          "grid.vertical.levels=60)");
+    CHECK_THAT(fileError(minimal, {"grid..levels=3"}),
+               Contains("--set grid..levels=3: 'grid..levels' is not a key path"));
+    CHECK_THAT(fileError(minimal, {"output.variables=[T, q"}),
+               Contains("--set output.variables=[T, q: the value '[T, q' is not valid YAML"));
+    CHECK_THAT(fileError(minimal + "title: t\n", {"title.x=1"}),
+               Contains("--set title.x=1: 'title' is 't', not a map"));
+    // Overridden keys are checked like the file's.
+    CHECK(fileError(minimal, {"grid.vertical.levles=5"}) ==
+          "grid.vertical.levles: unknown key; did you mean 'levels'? (expected one of: levels, top, stretching, "
+          "exponent)");
+    CHECK_THAT(fileError(minimal, {"processes.held_suares.ka=1"}),
+               Contains("unknown process 'held_suares'; did you mean 'held_suarez'?"));
+    CHECK_THAT(fileError(minimal, {"time.days=1"}), Contains("time: both steps (10) and days (1) are set"));
+}
+
+TEST_CASE("the resolved YAML holds every key and reads back to the same configuration", "[config]") {
+    Config const c = fromText(minimal + "processes: [held_suarez]\n", {"grid.vertical.top=20000"});
+    for (char const* key : {"title:", "levels: 30", "top: 20000.0", "exponent: 1.0", "nlat: 4", "ncol: 0", "dt: 600.0",
+                            "steps: 10", "start: 2000-01-01 00:00:00", "threads_workers: 4", "- held_suarez:",
+                            "ka: 0.025", "humidity: 0.01", "variables: [T, q, tracer, p]", "precision: float"})
+        CHECK_THAT(c.resolvedYaml, Contains(key));
+    CHECK_THAT(c.resolvedYaml, !Contains("vertical_diffusion"));
+    CHECK_THAT(c.resolvedYaml, !Contains("days"));
+    CHECK_THAT(fromText(minimal).resolvedYaml, Contains("processes: []"));
+    Config again = parseConfig(c.resolvedYaml, "resolved");
+    again.sourcePath = c.sourcePath;
+    CHECK(again == c);
+}
+
+namespace {
+
+// Lists every key path of the schema.
+struct KeyLister {
+    std::string prefix;
+    std::vector<std::string>& keys;
+    std::string path(std::string const& key) const { return prefix.empty() ? key : prefix + "." + key; }
+    template <class T, class R>
+    void field(std::string const& key, T&, R const&) {
+        keys.push_back(path(key));
+    }
+    template <class F>
+    void section(std::string const& key, F&& describeChild) {
+        KeyLister child{path(key), keys};
+        describeChild(child);
+    }
+    template <class F>
+    void processList(std::string const& key, std::vector<std::string>&, F&& describeEach) {
+        Processes each{path(key), keys};
+        describeEach(each);
+    }
+    struct Processes {
+        std::string prefix;
+        std::vector<std::string>& keys;
+        template <class F>
+        void process(std::string const& name, bool&, F&& describeSettings) {
+            KeyLister settings{prefix + "." + name, keys};
+            describeSettings(settings);
+        }
+    };
+};
+
+} // namespace
+
+TEST_CASE("docs/config.md documents every key", "[config][docs]") {
+    std::ifstream in(sourceDir / "docs" / "config.md");
+    REQUIRE(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<std::string> keys;
+    Config c;
+    KeyLister lister{"", keys};
+    strata::app::detail::describe(lister, c);
+    CHECK(keys.size() > 40); // the walk reached every section
+    for (auto const& key : keys) {
+        INFO(key);
+        CHECK_THAT(text.str(), Contains("`" + key + "`"));
+    }
+}

@@ -1,0 +1,328 @@
+// OutputFile and compareFiles on one rank: the CF layout read back with NetCDF-C++, the .partial protocol, errors,
+// and the comparator's verdicts (including the ones that must fail).
+#include "app/io/output.hpp"
+#include "core/error.hpp"
+#include "output_test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <netcdf>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using netCDF::NcFile;
+using strata::app::compareFiles;
+using strata::app::CompareOptions;
+using strata::app::OutputFile;
+using strata::app::OutputFileSpec;
+using namespace strata::test;
+
+namespace {
+
+// One Context (MPI initialised once) for the whole executable.
+strata::core::Context& context() {
+    static strata::core::Context ctx;
+    return ctx;
+}
+
+// A fresh directory per test case (CTest may run the cases in parallel), under the working directory (CTest's is the
+// build tree): the files stay there for a look after a failure and are replaced by the next run.
+fs::path freshDirectory() {
+    std::string name = Catch::getResultCapture().getCurrentTestName();
+    for (char& ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    fs::path const dir = fs::current_path() / "test_output_files" / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+void writeWhole(OutputFileSpec const& spec, Tweak const& tweak = {}) {
+    writeFile(context(), spec, 0, static_cast<uint32_t>(spec.horizontal.columns()), tweak);
+}
+
+std::size_t recordCount(std::string const& path) {
+    NcFile file(path, NcFile::read);
+    return file.getDim("time").getSize();
+}
+
+struct Compared {
+    int status;
+    std::string report;
+};
+Compared compare(std::string const& a, std::string const& b, CompareOptions const& options) {
+    std::ostringstream report;
+    int const status = compareFiles(a, b, options, report);
+    return {status, report.str()};
+}
+
+} // namespace
+
+TEST_CASE("latlon file: CF dimensions, attributes and values in (time, lev, lat, lon) order") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec const spec = smallSpec((dir / "sub" / "latlon.nc").string(), true, true);
+    writeWhole(spec);
+
+    NcFile file(spec.path, NcFile::read);
+    CHECK(file.getDim("time").isUnlimited());
+    CHECK(file.getDim("time").getSize() == records);
+    CHECK(file.getDim("lev").getSize() == nlev);
+    CHECK(file.getDim("ilev").getSize() == nlev + 1);
+    CHECK(file.getDim("lat").getSize() == nlat);
+    CHECK(file.getDim("lon").getSize() == nlon);
+    CHECK(file.getDim("ncol").isNull());
+
+    CHECK(globalAttribute(file, "Conventions") == "CF-1.8");
+    CHECK(globalAttribute(file, "title") == spec.title);
+    CHECK(globalAttribute(file, "source") == spec.source);
+    CHECK(globalAttribute(file, "history") == spec.history);
+    CHECK(globalAttribute(file, "strata_config") == spec.configYaml);
+
+    netCDF::NcVar const time = file.getVar("time");
+    CHECK(attribute(time, "units") == spec.timeUnits);
+    CHECK(attribute(time, "standard_name") == "time");
+    CHECK(attribute(time, "axis") == "T");
+    CHECK(attribute(time, "calendar") == "standard");
+    for (std::string const name : {"lev", "ilev"}) {
+        netCDF::NcVar const z = file.getVar(name);
+        CHECK(dimensionNames(z) == std::vector<std::string>{name});
+        CHECK(attribute(z, "units") == "m");
+        CHECK(attribute(z, "axis") == "Z");
+        CHECK(attribute(z, "positive") == "up");
+        CHECK(attribute(z, "standard_name") == "height");
+        CHECK(attribute(z, "long_name") != "<missing>");
+    }
+    CHECK(readAll(file.getVar("lev")) == spec.lev);
+    CHECK(readAll(file.getVar("ilev")) == spec.ilev);
+    netCDF::NcVar const lat = file.getVar("lat"), lon = file.getVar("lon");
+    CHECK(dimensionNames(lat) == std::vector<std::string>{"lat"});
+    CHECK(attribute(lat, "units") == "degrees_north");
+    CHECK(attribute(lat, "standard_name") == "latitude");
+    CHECK(attribute(lat, "axis") == "Y");
+    CHECK(attribute(lon, "units") == "degrees_east");
+    CHECK(attribute(lon, "standard_name") == "longitude");
+    CHECK(attribute(lon, "axis") == "X");
+    CHECK(readAll(lat) == spec.horizontal.lat);
+    CHECK(readAll(lon) == spec.horizontal.lon);
+
+    netCDF::NcVar const t = file.getVar("T"), w = file.getVar("wflux");
+    CHECK(dimensionNames(t) == std::vector<std::string>{"time", "lev", "lat", "lon"});
+    CHECK(dimensionNames(w) == std::vector<std::string>{"time", "ilev", "lat", "lon"});
+    CHECK(t.getType() == netCDF::ncDouble);
+    CHECK(attribute(t, "units") == "K");
+    CHECK(attribute(t, "long_name") == "air temperature");
+    CHECK(attribute(t, "standard_name") == "air_temperature");
+    CHECK(attribute(w, "standard_name") == "<missing>"); // none given: none written
+    CHECK(attribute(t, "coordinates") == "<missing>");   // lat and lon are coordinate variables here
+    netCDF::NcVar const energy = file.getVar("total_energy");
+    CHECK(dimensionNames(energy) == std::vector<std::string>{"time"});
+    CHECK(energy.getType() == netCDF::ncDouble);
+    CHECK(attribute(energy, "units") == "J m-2");
+    CHECK(attribute(energy, "long_name") == "column-integrated energy");
+
+    CHECK(checkValues(file, spec).empty());
+    // One value by hand: T at record 2, level 3, lat 1, lon 2 is global column 1 * nlon + 2 = 6.
+    double one = 0.0;
+    t.getVar({2, 3, 1, 2}, &one);
+    CHECK(one == valueAt(0, 6, 3, 2));
+}
+
+TEST_CASE("columns file in single precision: (time, lev, ncol), lat and lon as auxiliary coordinates") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec const spec = smallSpec((dir / "ncol.nc").string(), false, false);
+    writeWhole(spec);
+
+    NcFile file(spec.path, NcFile::read);
+    CHECK(file.getDim("ncol").getSize() == ncolumns);
+    CHECK(file.getDim("lat").isNull());
+    netCDF::NcVar const t = file.getVar("T"), w = file.getVar("wflux"), lat = file.getVar("lat");
+    CHECK(dimensionNames(t) == std::vector<std::string>{"time", "lev", "ncol"});
+    CHECK(dimensionNames(w) == std::vector<std::string>{"time", "ilev", "ncol"});
+    CHECK(t.getType() == netCDF::ncFloat);
+    CHECK(attribute(t, "coordinates") == "lat lon");
+    CHECK(attribute(w, "coordinates") == "lat lon");
+    CHECK(dimensionNames(lat) == std::vector<std::string>{"ncol"});
+    CHECK(attribute(lat, "units") == "degrees_north");
+    CHECK(attribute(lat, "axis") == "<missing>"); // CF-1.8: axis on coordinate variables only
+    CHECK(readAll(lat) == spec.horizontal.lat);
+    CHECK(readAll(file.getVar("lon")) == spec.horizontal.lon);
+    CHECK(checkValues(file, spec).empty());
+}
+
+TEST_CASE("the file is written as .partial, synced after each record and renamed by close()") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec const spec = smallSpec((dir / "run.nc").string(), true, false);
+    std::string const partial = spec.path + ".partial";
+    OutputFile out(context(), spec, 0, ncolumns);
+    CHECK(out.path() == spec.path);
+    CHECK(fs::exists(partial));
+    CHECK_FALSE(fs::exists(spec.path));
+    writeRecord(out, spec, 0, ncolumns, 0);
+    writeRecord(out, spec, 0, ncolumns, 1);
+    CHECK(recordCount(partial) == 2); // readable while open: the sync put the record count in the header
+    writeRecord(out, spec, 0, ncolumns, 2);
+    out.close();
+    CHECK_FALSE(fs::exists(partial));
+    CHECK(fs::exists(spec.path));
+    CHECK(recordCount(spec.path) == records);
+    out.close(); // a second close does nothing
+    CHECK_THROWS_AS(writeRecord(out, spec, 0, ncolumns, 3), strata::Error);
+}
+
+TEST_CASE("destroyed without close(): the .partial stays and the previous finished file is untouched") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "run.nc").string(), true, true);
+    writeWhole(spec);
+    spec.title = "the run that dies";
+    try {
+        OutputFile out(context(), spec, 0, ncolumns);
+        writeRecord(out, spec, 0, ncolumns, 0);
+        throw std::runtime_error("the model blew up");
+    } catch (std::runtime_error const&) {
+    }
+    CHECK(fs::exists(spec.path + ".partial"));
+    CHECK(recordCount(spec.path + ".partial") == 1);
+    NcFile previous(spec.path, NcFile::read);
+    CHECK(globalAttribute(previous, "title") == "output test");
+    CHECK(checkValues(previous, smallSpec(spec.path, true, true)).empty());
+}
+
+TEST_CASE("errors are strata::Error naming the file") {
+    fs::path const dir = freshDirectory();
+    std::ofstream(dir / "plain_file") << "not a directory";
+    OutputFileSpec spec = smallSpec((dir / "plain_file" / "out.nc").string(), true, true);
+    try {
+        OutputFile out(context(), spec, 0, ncolumns);
+        FAIL("created a file under a regular file");
+    } catch (strata::Error const& e) {
+        CHECK_THAT(e.what(), Catch::Contains("plain_file/out.nc"));
+    }
+
+    spec.path = (dir / "bad.nc").string();
+    OutputFileSpec badGrid = spec;
+    badGrid.horizontal.lat.pop_back();
+    CHECK_THROWS_WITH(OutputFile(context(), badGrid, 0, ncolumns), Catch::Contains("bad.nc"));
+    CHECK_THROWS_WITH(OutputFile(context(), spec, 0, ncolumns - 1), Catch::Contains("columns"));
+    OutputFileSpec clash = spec;
+    clash.variables[1].name = "lev";
+    CHECK_THROWS_AS(OutputFile(context(), clash, 0, ncolumns), strata::Error);
+
+    OutputFile out(context(), spec, 0, ncolumns);
+    std::vector<double> const tooShort(3);
+    std::vector<std::span<double const>> const data{tooShort, tooShort};
+    CHECK_THROWS_WITH(out.write(0.0, data, {1.0, 2.0}), Catch::Contains("'T' has 3 values"));
+}
+
+TEST_CASE("compare: identical files") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "a.nc").string(), true, true);
+    writeWhole(spec);
+    spec.path = (dir / "b.nc").string();
+    writeWhole(spec);
+    for (bool bfb : {true, false}) {
+        Compared const c = compare((dir / "a.nc").string(), spec.path, {.bfb = bfb});
+        INFO(c.report);
+        CHECK(c.status == 0);
+        CHECK_THAT(c.report, Catch::Contains("A: " + (dir / "a.nc").string()));
+        CHECK_THAT(c.report, Catch::Contains("B: " + spec.path));
+        CHECK_THAT(c.report, Catch::Contains("identical"));
+        CHECK_THAT(c.report, !Catch::Contains("DIFFERENT") && !Catch::Contains("within tolerance"));
+        CHECK_THAT(c.report, Catch::Contains("compare: 9 variables, 0 different"));
+    }
+}
+
+TEST_CASE("compare: one value off by 1e-9 relative fails bfb, passes rtol 1e-6, and is located") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "a.nc").string(), true, true);
+    writeWhole(spec);
+    spec.path = (dir / "b.nc").string();
+    // T at record 1, level 2, global column 7 = lat 1 (0 degrees), lon 3 (270 degrees).
+    writeWhole(spec, [](std::size_t v, uint64_t column, std::size_t level, std::size_t record, double& x) {
+        if (v == 0 && column == 7 && level == 2 && record == 1) x *= 1.0 + 1e-9;
+    });
+    std::string const a = (dir / "a.nc").string();
+
+    Compared const bfb = compare(a, spec.path, {.bfb = true});
+    INFO(bfb.report);
+    CHECK(bfb.status == 1);
+    CHECK_THAT(bfb.report, Catch::Contains("DIFFERENT"));
+    CHECK_THAT(bfb.report, Catch::Contains("time[1]=7200 lev[2]=250 lat[1]=0 lon[3]=270"));
+    CHECK_THAT(bfb.report, Catch::Contains("compare: 9 variables, 1 different"));
+    std::istringstream lines(bfb.report);
+    bool namedRow = false;
+    for (std::string line; std::getline(lines, line);)
+        if (line.starts_with("T ")) namedRow = line.find("DIFFERENT") != std::string::npos;
+    CHECK(namedRow);
+
+    Compared const loose = compare(a, spec.path, {.rtol = 1e-6});
+    INFO(loose.report);
+    CHECK(loose.status == 0);
+    CHECK_THAT(loose.report, Catch::Contains("within tolerance"));
+    CHECK_THAT(loose.report, Catch::Contains("compare: 9 variables, 0 different"));
+
+    CHECK(compare(a, spec.path, {.rtol = 1e-12}).status == 1);
+    CHECK(compare(a, spec.path, {.atol = 1e-3}).status == 0);
+    CHECK(compare(a, spec.path, {}).status == 1); // default: exact values
+}
+
+TEST_CASE("compare: the columns layout names the auxiliary coordinates of the location") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "a.nc").string(), false, true);
+    writeWhole(spec);
+    spec.path = (dir / "b.nc").string();
+    writeWhole(spec, [](std::size_t v, uint64_t column, std::size_t level, std::size_t, double& x) {
+        if (v == 1 && column == 5 && level == 0) x += 1.0;
+    });
+    Compared const c = compare((dir / "a.nc").string(), spec.path, {.rtol = 1e-6});
+    INFO(c.report);
+    CHECK(c.status == 1);
+    CHECK_THAT(c.report, Catch::Contains("ilev[0]=0 ncol[5] (lat=-5 lon=150)"));
+}
+
+TEST_CASE("compare: NaN equals NaN with the same bits") {
+    fs::path const dir = freshDirectory();
+    auto const nan = [](std::size_t v, uint64_t column, std::size_t, std::size_t, double& x) {
+        if (v == 0 && column == 3) x = std::numeric_limits<double>::quiet_NaN();
+    };
+    OutputFileSpec spec = smallSpec((dir / "a.nc").string(), true, true);
+    writeWhole(spec, nan);
+    spec.path = (dir / "b.nc").string();
+    writeWhole(spec, nan);
+    CHECK(compare((dir / "a.nc").string(), spec.path, {.bfb = true}).status == 0);
+    CHECK(compare((dir / "a.nc").string(), spec.path, {}).status == 0);
+    Compared const c = compare((dir / "a.nc").string(), smallSpec((dir / "c.nc").string(), true, true).path, {});
+    CHECK(c.status == 2); // c.nc was never written
+}
+
+TEST_CASE("compare: missing file, different variable sets, different dimensions, strata_config note") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "a.nc").string(), true, true);
+    writeWhole(spec);
+    std::string const a = spec.path;
+
+    Compared const missing = compare(a, (dir / "nope.nc").string(), {});
+    CHECK(missing.status == 2);
+    CHECK_THAT(missing.report, Catch::Contains("cannot open " + (dir / "nope.nc").string()));
+    CHECK(compare((dir / "nope.nc").string(), a, {}).status == 2);
+
+    OutputFileSpec fewer = smallSpec((dir / "fewer.nc").string(), true, true);
+    fewer.series.pop_back();
+    fewer.configYaml = "model:\n  levels: 6\n";
+    writeWhole(fewer);
+    Compared const sets = compare(a, fewer.path, {.rtol = 1.0});
+    INFO(sets.report);
+    CHECK(sets.status == 1);
+    CHECK_THAT(sets.report, Catch::Contains("mass_residual") && Catch::Contains("ONLY IN A"));
+    CHECK_THAT(sets.report, Catch::Contains("strata_config differs"));
+
+    OutputFileSpec columns = smallSpec((dir / "columns.nc").string(), false, true);
+    writeWhole(columns);
+    Compared const dims = compare(a, columns.path, {.rtol = 1.0});
+    INFO(dims.report);
+    CHECK(dims.status == 1);
+    CHECK_THAT(dims.report, Catch::Contains("DIMS DIFFER"));
+}
