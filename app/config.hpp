@@ -70,6 +70,7 @@ struct DiffusionConfig {
     double surfaceTracerFlux = 0.0;      // 1 m/s
 
     bool operator==(DiffusionConfig const&) const = default;
+    std::string form = "anelastic"; // anelastic: (1/rho) d/dz(rho K d(theta)/dz); plain: d/dz(K dT/dz) (rho = 1, T)
 };
 
 struct AdvectionConfig {

@@ -11,7 +11,7 @@ include(Catch)
 add_library(strata_catch_main OBJECT ${PROJECT_SOURCE_DIR}/tests/catch_main.cpp)
 target_link_libraries(strata_catch_main PUBLIC Catch2::Catch2 strata_options)
 
-set(STRATA_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+set(STRATA_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
 
 function(strata_add_catch_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})

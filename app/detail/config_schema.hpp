@@ -51,6 +51,7 @@ template <class V>
 void describe(V& v, DiffusionConfig& c) {
     v.field("mode", c.mode, oneOf({"explicit", "implicit"}));
     v.field("profile", c.profile, oneOf({"constant", "boundary_layer"}));
+    v.field("form", c.form, oneOf({"anelastic", "plain"}));
     v.field("kappa", c.kappa, atLeast(0.0));
     v.field("boundary_layer_height", c.boundaryLayerHeight, above(0.0));
     v.field("kappa_free", c.kappaFree, atLeast(0.0));

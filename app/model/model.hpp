@@ -38,11 +38,12 @@ struct InitialProfiles {
 InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z, double latitude);
 
 struct GlobalDiagnostics {
-    double meanT = 0;                // K, mass- and area-weighted
-    double heatContent = 0;          // J m-2, area-weighted mean over columns
-    double tracerContent = 0;        // per m2, area-weighted mean
-    double heatResidual = 0;         // largest relative budget residual of a column since the last call
+    double meanT = 0;         // K, mass- and area-weighted
+    double heatContent = 0;   // J m-2, area-weighted mean over columns
+    double tracerContent = 0; // per m2, area-weighted mean
+    double heatResidual = 0;  // largest relative budget residual of a column since the last call
     double tracerResidual = 0;
+    double analyticError = 0; // heat-equation case: max |T - exact| (K); NaN for other cases
 };
 
 template <class Backend>
@@ -72,6 +73,32 @@ public:
     }
 
     State const& state() const { return m_state; }
+
+    // The heat-equation case has an exact solution: T = Ts + A cos(pi z / H) exp(-K (pi / H)^2 t).
+    bool hasAnalyticSolution() const {
+        auto const& d = m_cfg.diffusion;
+        return m_cfg.processOrder == std::vector<std::string>{"vertical_diffusion"} && d.form == "plain" &&
+               d.profile == "constant" && d.surfaceHeatFlux == 0.0 && m_cfg.initial.temperature == "cosine";
+    }
+
+    double analyticError() {
+        double local = 0;
+        auto& T = m_state.now.T;
+        T.toHost();
+        double const top = m_state.grid->faces().back(), pi = std::numbers::pi;
+        double const decay = std::exp(-m_cfg.diffusion.kappa * (pi / top) * (pi / top) * m_time);
+        auto const& zc = m_state.grid->centers();
+        for (uint32_t c = 0; c < T.columns(); ++c)
+            for (uint32_t k = 0; k < T.levels(); ++k) {
+                double const exact =
+                    m_cfg.initial.surfaceTemperature + m_cfg.initial.amplitude * std::cos(pi * zc[k] / top) * decay;
+                local = std::max(local, std::fabs(T.at(c, k) - exact));
+            }
+        double global = 0;
+        MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, m_comm.comm());
+        return global;
+    }
+
     std::vector<std::unique_ptr<Process<Backend>>> const& processes() const { return m_processes; }
     double time() const { return m_time; }
     uint64_t stepCount() const { return m_steps; }
@@ -79,14 +106,16 @@ public:
     // Throws StabilityError (with the limit and where it is exceeded) before any step is taken.
     void checkStability() {
         auto ctx = context();
-        for (auto& p : m_processes) p->checkStability(ctx);
+        for (auto& p : m_processes)
+            p->checkStability(ctx);
     }
 
     void step() {
         auto ctx = context();
         diagnoseThermodynamics();
         m_budget.reset();
-        for (auto& p : m_processes) p->prepareStep(ctx);
+        for (auto& p : m_processes)
+            p->prepareStep(ctx);
         contents(m_before, m_tracerBefore);
 
         Prognostics& u = m_state.now;
@@ -96,15 +125,18 @@ public:
         struct StageCoefficients {
             double a, b, weight;
         };
-        StageCoefficients const stages[3] = {{0.0, 1.0, 1.0 / 6.0}, {0.75, 0.25, 1.0 / 6.0}, {1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0}};
+        StageCoefficients const stages[3] = {
+            {0.0, 1.0, 1.0 / 6.0}, {0.75, 0.25, 1.0 / 6.0}, {1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0}};
         if (hasExplicit()) {
             for (auto const& st : stages) {
                 zero(m_state.tendency);
-                for (auto& p : m_processes) p->addTendencies(ctx, u, m_state.tendency, dt * st.weight);
+                for (auto& p : m_processes)
+                    p->addTendencies(ctx, u, m_state.tendency, dt * st.weight);
                 rkStage(u, u0, m_state.tendency, st.a, st.b, dt);
             }
         }
-        for (auto& p : m_processes) p->implicitStep(ctx, u);
+        for (auto& p : m_processes)
+            p->implicitStep(ctx, u);
 
         contents(m_after, m_tracerAfter);
         recordBudget();
@@ -122,7 +154,8 @@ public:
         ops::evaluate(m_backend, m_weighted, m_state.rho * 1.0, ops::Engine::Direct);
         ops::columnIntegral(m_backend, m_weighted, m_mass);
         contents(m_before, m_tracerBefore);
-        for (auto* b : {&m_after, &m_mass, &m_before, &m_tracerBefore}) b->toHost();
+        for (auto* b : {&m_after, &m_mass, &m_before, &m_tracerBefore})
+            b->toHost();
         std::vector<double> rhoT(n), mass(n), heat(n), tracer(n), area(m_areaWeights);
         for (uint32_t c = 0; c < n; ++c) {
             rhoT[c] = m_after.host()[c] * m_areaWeights[c];
@@ -138,14 +171,14 @@ public:
         MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, m_comm.comm());
         d.heatResidual = global[0];
         d.tracerResidual = global[1];
+        d.analyticError = hasAnalyticSolution() ? analyticError() : std::numeric_limits<double>::quiet_NaN();
         m_maxHeatResidual = m_maxTracerResidual = 0;
         return d;
     }
 
     // A variable of the local columns for output, level-contiguous per column without padding.
     std::vector<double> outputValues(std::string const& name) {
-        if (name == "T" || name == "q" || name == "tracer" || name == "p" || name == "theta")
-            return centerValues(name);
+        if (name == "T" || name == "q" || name == "tracer" || name == "p" || name == "theta") return centerValues(name);
         return faceValues(name);
     }
 
@@ -185,6 +218,10 @@ private:
         forEachPoint(m_backend, s.columns, s.p.levels(),
                      Thermo{std::as_const(s.p).view(), std::as_const(s.now.T).view(), s.rho.view(), s.exner.view(),
                             constants::rd, constants::kappa, constants::p0});
+        if (m_unitDensity) { // diffusion form "plain": the textbook heat equation, rho = 1, theta = T
+            forEachPoint(m_backend, s.columns, s.rho.levels(), Fill{s.rho.view(), 1.0});
+            forEachPoint(m_backend, s.columns, s.exner.levels(), Fill{s.exner.view(), 1.0});
+        }
         ops::evaluate(m_backend, s.rhoFace, ops::InterpolateC2F{ops::Extrapolate{}, ops::Extrapolate{}}(s.rho),
                       ops::Engine::Direct);
     }
@@ -199,7 +236,8 @@ private:
     }
 
     void recordBudget() {
-        for (auto* b : {&m_before, &m_after, &m_tracerBefore, &m_tracerAfter}) b->toHost();
+        for (auto* b : {&m_before, &m_after, &m_tracerBefore, &m_tracerAfter})
+            b->toHost();
         for (uint32_t c = 0; c < m_decomp.local; ++c) {
             double const heatChange = m_after.host()[c] - m_before.host()[c];
             double const tracerChange = m_tracerAfter.host()[c] - m_tracerBefore.host()[c];
@@ -218,7 +256,8 @@ private:
             forEachPoint(m_backend, d->columns(), d->levels(), Copy{d->view(), s->view()});
     }
     void zero(Prognostics& t) {
-        for (auto* f : {&t.T, &t.q, &t.tracer}) forEachPoint(m_backend, f->columns(), f->levels(), Fill{f->view(), 0.0});
+        for (auto* f : {&t.T, &t.q, &t.tracer})
+            forEachPoint(m_backend, f->columns(), f->levels(), Fill{f->view(), 0.0});
     }
     void rkStage(Prognostics& u, Prognostics const& u0, Prognostics const& f, double a, double b, double dt) {
         auto stage = [&](CenterField& x, CenterField const& x0, CenterField const& fx) {
@@ -230,10 +269,10 @@ private:
     }
 
     std::vector<double> centerValues(std::string const& name) {
-        CenterField* f = name == "T" ? &m_state.now.T
-                       : name == "q" ? &m_state.now.q
-                       : name == "tracer" ? &m_state.now.tracer
-                                          : &m_state.p;
+        CenterField* f = name == "T"        ? &m_state.now.T
+                         : name == "q"      ? &m_state.now.q
+                         : name == "tracer" ? &m_state.now.tracer
+                                            : &m_state.p;
         if (name == "theta") {
             ops::evaluate(m_backend, m_weighted, m_state.now.T / m_state.exner, ops::Engine::Direct);
             f = &m_weighted;
@@ -241,7 +280,8 @@ private:
         f->toHost();
         std::vector<double> out;
         out.reserve(std::size_t{f->columns()} * f->levels());
-        for (uint32_t c = 0; c < f->columns(); ++c) out.insert(out.end(), f->column(c).begin(), f->column(c).end());
+        for (uint32_t c = 0; c < f->columns(); ++c)
+            out.insert(out.end(), f->column(c).begin(), f->column(c).end());
         return out;
     }
 
@@ -252,11 +292,13 @@ private:
             ops::evaluate(m_backend, face, m_state.pFace * 1.0, ops::Engine::Direct);
             found = true;
         }
-        for (auto& p : m_processes) found = found || p->outputFace(m_backend, name, face);
+        for (auto& p : m_processes)
+            found = found || p->outputFace(m_backend, name, face);
         if (!found) ops::evaluate(m_backend, face, ops::asExpr(0.0), ops::Engine::Direct); // process not enabled
         face.toHost();
         std::vector<double> out;
-        for (uint32_t c = 0; c < face.columns(); ++c) out.insert(out.end(), face.column(c).begin(), face.column(c).end());
+        for (uint32_t c = 0; c < face.columns(); ++c)
+            out.insert(out.end(), face.column(c).begin(), face.column(c).end());
         return out;
     }
 
@@ -274,6 +316,7 @@ private:
     double m_time = 0;
     uint64_t m_steps = 0;
     double m_maxHeatResidual = 0, m_maxTracerResidual = 0;
+    bool m_unitDensity = m_cfg.diffusion.enabled && m_cfg.diffusion.form == "plain";
 };
 
 } // namespace strata::app

@@ -25,9 +25,10 @@ struct RunSummary {
     double wallSeconds = 0;
     std::string outputPath;
     std::string backend;
-    double maxHeatResidual = 0;   // largest relative column budget residual over the run
+    double maxHeatResidual = 0; // largest relative column budget residual over the run
     double maxTracerResidual = 0;
     double finalMeanT = 0;
+    double analyticError = 0; // heat-equation case only (NaN otherwise)
 };
 
 RunSummary runCase(Config const& config, core::Context const& comm, RunOptions const& options, std::ostream& log);

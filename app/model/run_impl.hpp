@@ -79,8 +79,8 @@ inline std::string outputPath(Config const& cfg, RunOptions const& options) {
 } // namespace detail
 
 template <class Backend>
-RunSummary runWith(Backend const& backend, std::string const& backendName, Config const& cfg,
-                   core::Context const& comm, RunOptions const& options, std::ostream& log) {
+RunSummary runWith(Backend const& backend, std::string const& backendName, Config const& cfg, core::Context const& comm,
+                   RunOptions const& options, std::ostream& log) {
     using Clock = std::chrono::steady_clock;
     auto const wallStart = Clock::now();
     bool const talk = options.progress && comm.isRoot();
@@ -111,6 +111,8 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
                     "largest relative column heat budget residual over the steps since the previous output"},
                    {"tracer_budget_residual", "1",
                     "largest relative column tracer budget residual over the steps since the previous output"}};
+    bool const analytic = model.hasAnalyticSolution();
+    if (analytic) spec.series.push_back({"T_error_vs_analytic", "K", "max |T - exact solution of the heat equation|"});
     OutputFile out(comm, spec, decomp.first, decomp.local);
 
     detail::Timers timers;
@@ -127,19 +129,27 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         summary.maxHeatResidual = std::max(summary.maxHeatResidual, d.heatResidual);
         summary.maxTracerResidual = std::max(summary.maxTracerResidual, d.tracerResidual);
         summary.finalMeanT = d.meanT;
+        summary.analyticError = d.analyticError;
         timers.time("output", [&] {
             std::vector<std::vector<double>> values;
-            for (auto const& name : cfg.output.variables) values.push_back(model.outputValues(name));
+            for (auto const& name : cfg.output.variables)
+                values.push_back(model.outputValues(name));
             std::vector<std::span<double const>> spans(values.begin(), values.end());
-            out.write(model.time(), spans,
-                      {d.meanT, d.heatContent, d.tracerContent, d.heatResidual, d.tracerResidual});
+            std::vector<double> series{d.meanT, d.heatContent, d.tracerContent, d.heatResidual, d.tracerResidual};
+            if (analytic) series.push_back(d.analyticError);
+            out.write(model.time(), spans, series);
         });
         if (talk) {
             char line[256];
             std::snprintf(line, sizeof line,
                           "output  t = %9.4f d  mean T = %.6f K  heat residual = %.2e  tracer residual = %.2e\n",
                           model.time() / constants::day, d.meanT, d.heatResidual, d.tracerResidual);
-            log << line << std::flush;
+            log << line;
+            if (analytic) {
+                std::snprintf(line, sizeof line, "        max |T - analytic| = %.3e K\n", d.analyticError);
+                log << line;
+            }
+            log << std::flush;
         }
     };
 
