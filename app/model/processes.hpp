@@ -308,29 +308,10 @@ public:
 
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double) override {
         State& s = ctx.state;
-        auto const div = ops::DivergenceF2C{ops::SetValue{0.0}, ops::SetValue{0.0}};
-        auto tend = [&](auto const& psi) {
-            if (m_cfg.scheme == "upwind1") {
-                auto const up = ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}};
-                return evaluateInto(ctx, s.scratch, -(div(up(m_rhoW, psi)) / s.rho));
-            }
-            auto const up3 = ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}};
-            return evaluateInto(ctx, s.scratch, -(div(up3(m_rhoW, psi)) / s.rho));
-        };
         // Heat is advected as potential temperature: dT/dt = exner d(theta)/dt.
-        auto const theta = u.T / s.exner;
-        if (m_cfg.scheme == "upwind1") {
-            auto const up = ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}};
-            ops::evaluate(ctx.backend, s.scratch, -(s.exner * (div(up(m_rhoW, theta)) / s.rho)), ctx.engine);
-        } else {
-            auto const up3 = ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}};
-            ops::evaluate(ctx.backend, s.scratch, -(s.exner * (div(up3(m_rhoW, theta)) / s.rho)), ctx.engine);
-        }
-        detail::accumulate(ctx.backend, t.T, s.scratch);
-        tend(u.q);
-        detail::accumulate(ctx.backend, t.q, s.scratch);
-        tend(u.tracer);
-        detail::accumulate(ctx.backend, t.tracer, s.scratch);
+        add(ctx, t.T, u.T / s.exner, s.exner);
+        add(ctx, t.q, u.q, 1.0);
+        add(ctx, t.tracer, u.tracer, 1.0);
     }
 
     bool outputFace(Backend const& backend, std::string const& name, FaceField& out) override {
@@ -342,10 +323,19 @@ public:
 private:
     static constexpr double limit = 1.0;
 
-    template <class E>
-    static int evaluateInto(StepContext<Backend>& ctx, CenterField& out, E const& e) {
-        ops::evaluate(ctx.backend, out, e, ctx.engine);
-        return 0;
+    // tendency += -factor * (1/rho) d/dz(rho w psi), the face flux from the configured upwind product.
+    template <class Psi, class Factor>
+    void add(StepContext<Backend>& ctx, CenterField& tendency, Psi const& psi, Factor const& factor) {
+        State& s = ctx.state;
+        auto const div = ops::DivergenceF2C{ops::SetValue{0.0}, ops::SetValue{0.0}}; // closed column
+        if (m_cfg.scheme == "upwind1") {
+            auto const flux = ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}};
+            ops::evaluate(ctx.backend, s.scratch, -(factor * (div(flux(m_rhoW, psi)) / s.rho)), ctx.engine);
+        } else {
+            auto const flux = ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}};
+            ops::evaluate(ctx.backend, s.scratch, -(factor * (div(flux(m_rhoW, psi)) / s.rho)), ctx.engine);
+        }
+        detail::accumulate(ctx.backend, tendency, s.scratch);
     }
 
     void setVelocity(StepContext<Backend>& ctx) const {
