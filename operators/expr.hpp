@@ -34,54 +34,49 @@ concept Expression = std::is_base_of_v<ExprTag, std::remove_cvref_t<E>>;
 // ---------------------------------------------------------------------------------------------------------------
 // Leaves
 
+// What every leaf does alike: it is its own only leaf, and has no buffers to plan or stage.
+template <class Derived>
+struct LeafBase : ExprTag {
+    static constexpr int depth = 0;
+    template <class F>
+    void forEachLeaf(F&& f) const {
+        f(static_cast<Derived const&>(*this));
+    }
+    template <class P>
+    void plan(P&, int32_t, int32_t) {}
+    template <int D, class B>
+    STRATA_HD void stage(B const&) const {}
+};
+
 template <class T, class S>
-struct FieldLeaf : ExprTag {
+struct FieldLeaf : LeafBase<FieldLeaf<T, S>> {
     using Value = std::remove_const_t<T>;
     using Stagger = S;
-    static constexpr int depth = 0;
     FieldView<T const, S> field;
 
     template <class Ctx>
     STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
         return field.data[ctx.col * field.stride + k];
     }
-    template <class F>
-    void forEachLeaf(F&& f) const {
-        f(*this);
-    }
-    template <class P>
-    void plan(P&, int32_t, int32_t) {}
-    template <int D, class B>
-    STRATA_HD void stage(B const&) const {}
 };
 
 template <class T>
-struct ScalarLeaf : ExprTag {
+struct ScalarLeaf : LeafBase<ScalarLeaf<T>> {
     using Value = T;
     using Stagger = AnyStagger;
-    static constexpr int depth = 0;
     T value;
 
     template <class Ctx>
     STRATA_HD Value eval(Ctx const&, uint32_t) const {
         return value;
     }
-    template <class F>
-    void forEachLeaf(F&& f) const {
-        f(*this);
-    }
-    template <class P>
-    void plan(P&, int32_t, int32_t) {}
-    template <int D, class B>
-    STRATA_HD void stage(B const&) const {}
 };
 
 // The height (m) of each level of staggering S.
 template <class S>
-struct CoordLeaf : ExprTag {
+struct CoordLeaf : LeafBase<CoordLeaf<S>> {
     using Value = double;
     using Stagger = S;
-    static constexpr int depth = 0;
 
     template <class Ctx>
     STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
@@ -90,14 +85,6 @@ struct CoordLeaf : ExprTag {
         else
             return ctx.grid.zf[k];
     }
-    template <class F>
-    void forEachLeaf(F&& f) const {
-        f(*this);
-    }
-    template <class P>
-    void plan(P&, int32_t, int32_t) {}
-    template <int D, class B>
-    STRATA_HD void stage(B const&) const {}
 };
 
 template <class S>

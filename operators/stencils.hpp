@@ -200,6 +200,30 @@ struct RightBiasedF2C {
 // ---------------------------------------------------------------------------------------------------------------
 // Gradients and divergences (height coordinate: the metric is 1)
 
+namespace detail {
+// The C2F difference (a[k] - a[k-1]) / dzFace[k]. At a boundary face, SetValue gives the operand there (a half-cell
+// difference to the first center); SetGradient / SetDivergence give the result itself. Shared by GradientC2F and
+// DivergenceC2F, which coincide in a height coordinate.
+template <class Bottom, class Top, class Ctx, class A>
+STRATA_HD auto differenceC2F(Bottom const& bottom, Top const& top, Ctx const& ctx, uint32_t k, A const& a) {
+    using V = decltype(a(0));
+    uint32_t const n = ctx.grid.n();
+    if (k == 0) {
+        if constexpr (isSetValue<Bottom>)
+            return (a(0) - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzFace[0]);
+        else
+            return bcValue<V>(bottom.value, ctx.col);
+    }
+    if (k == n) {
+        if constexpr (isSetValue<Top>)
+            return (bcValue<V>(top.value, ctx.col) - a(n - 1)) / V(ctx.grid.dzFace[n]);
+        else
+            return bcValue<V>(top.value, ctx.col);
+    }
+    return (a(k) - a(k - 1)) / V(ctx.grid.dzFace[k]);
+}
+} // namespace detail
+
 // Face gradient of a center field: (a[k] - a[k-1]) / dzFace[k]. At a boundary, SetValue uses the half cell between
 // the boundary face and the first center, SetGradient gives the gradient itself.
 template <class Bottom = NoBC, class Top = NoBC>
@@ -222,21 +246,7 @@ struct GradientC2F {
     }
     template <class Ctx, class A>
     STRATA_HD auto apply(Ctx const& ctx, uint32_t k, A const& a) const {
-        using V = decltype(a(0));
-        uint32_t const n = ctx.grid.n();
-        if (k == 0) {
-            if constexpr (isSetValue<Bottom>)
-                return (a(0) - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzFace[0]);
-            else
-                return bcValue<V>(bottom.value, ctx.col);
-        }
-        if (k == n) {
-            if constexpr (isSetValue<Top>)
-                return (bcValue<V>(top.value, ctx.col) - a(n - 1)) / V(ctx.grid.dzFace[n]);
-            else
-                return bcValue<V>(top.value, ctx.col);
-        }
-        return (a(k) - a(k - 1)) / V(ctx.grid.dzFace[k]);
+        return detail::differenceC2F(bottom, top, ctx, k, a);
     }
 };
 template <class B, class T>
@@ -351,21 +361,7 @@ struct DivergenceC2F {
     }
     template <class Ctx, class A>
     STRATA_HD auto apply(Ctx const& ctx, uint32_t k, A const& a) const {
-        using V = decltype(a(0));
-        uint32_t const n = ctx.grid.n();
-        if (k == 0) {
-            if constexpr (isSetValue<Bottom>)
-                return (a(0) - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzFace[0]);
-            else
-                return bcValue<V>(bottom.value, ctx.col);
-        }
-        if (k == n) {
-            if constexpr (isSetValue<Top>)
-                return (bcValue<V>(top.value, ctx.col) - a(n - 1)) / V(ctx.grid.dzFace[n]);
-            else
-                return bcValue<V>(top.value, ctx.col);
-        }
-        return (a(k) - a(k - 1)) / V(ctx.grid.dzFace[k]);
+        return detail::differenceC2F(bottom, top, ctx, k, a);
     }
 };
 template <class B, class T>

@@ -72,9 +72,26 @@ public:
 
 namespace detail {
 
+// The largest number(c, k) over the faces of a field, and where it is.
+struct Worst {
+    double value = 0;
+    uint32_t column = 0, face = 0;
+};
+template <class F>
+Worst worstFace(FaceField const& field, F&& number) {
+    Worst w;
+    for (uint32_t c = 0; c < field.columns(); ++c)
+        for (uint32_t k = 0; k < field.levels(); ++k) {
+            double const x = number(c, k);
+            if (x > w.value) w = {x, c, k};
+        }
+    return w;
+}
+
 inline std::string formatLimit(char const* what, double value, double limit, uint32_t col, uint32_t face) {
     std::ostringstream s;
-    s << what << " = " << value << " at column " << col << ", face " << face << " exceeds the stability limit " << limit;
+    s << what << " = " << value << " at column " << col << ", face " << face << " exceeds the stability limit "
+      << limit;
     return s.str();
 }
 
@@ -149,16 +166,15 @@ template <class Backend>
 class VerticalDiffusion : public Process<Backend> {
 public:
     VerticalDiffusion(DiffusionConfig const& cfg, State& s)
-        : m_cfg(cfg), m_K(s.grid, s.columns, s.space), m_rhoK(s.grid, s.columns, s.space),
-          m_heat(s.columns, s.space), m_moisture(s.columns, s.space), m_tracer(s.columns, s.space),
-          m_negHeat(s.columns, s.space), m_negMoisture(s.columns, s.space), m_negTracer(s.columns, s.space),
-          m_a(s.grid, s.columns, s.space), m_b(s.grid, s.columns, s.space), m_c(s.grid, s.columns, s.space),
-          m_d(s.grid, s.columns, s.space) {}
+        : m_cfg(cfg), m_K(s.grid, s.columns, s.space), m_rhoK(s.grid, s.columns, s.space), m_heat(s.columns, s.space),
+          m_moisture(s.columns, s.space), m_tracer(s.columns, s.space), m_negHeat(s.columns, s.space),
+          m_negMoisture(s.columns, s.space), m_negTracer(s.columns, s.space), m_a(s.grid, s.columns, s.space),
+          m_b(s.grid, s.columns, s.space), m_c(s.grid, s.columns, s.space), m_d(s.grid, s.columns, s.space) {}
 
     std::string name() const override { return "vertical_diffusion"; }
     std::vector<FieldDecl> fields() const override {
-        return {{"T", "K", "tendency of"}, {"q", "kg kg-1", "tendency of"}, {"tracer", "1", "tendency of"},
-                {"K", "m2 s-1", "writes (faces)"}, {"rho", "kg m-3", "reads"}, {"exner", "1", "reads"}};
+        return {{"T", "K", "tendency of"},         {"q", "kg kg-1", "tendency of"}, {"tracer", "1", "tendency of"},
+                {"K", "m2 s-1", "writes (faces)"}, {"rho", "kg m-3", "reads"},      {"exner", "1", "reads"}};
     }
 
     void checkStability(StepContext<Backend>& ctx) const override {
@@ -166,17 +182,15 @@ public:
         setDiffusivity(ctx);
         m_K.toHost();
         auto const& dzf = ctx.state.grid->dzFace();
-        double worst = 0;
-        uint32_t wc = 0, wk = 0;
-        for (uint32_t c = 0; c < m_K.columns(); ++c)
-            for (uint32_t k = 1; k + 1 < m_K.levels(); ++k) {
-                double const number = m_K.at(c, k) * ctx.dt / (dzf[k] * dzf[k]);
-                if (number > worst) worst = number, wc = c, wk = k;
-            }
-        if (worst > limit)
-            throw StabilityError(detail::formatLimit("explicit diffusion number K dt / dz^2", worst, limit, wc, wk),
-                                 "processes.vertical_diffusion",
-                                 "a smaller time.dt, mode: implicit, or a smaller kappa");
+        uint32_t const top = m_K.levels() - 1;
+        auto const w = detail::worstFace(m_K, [&](uint32_t c, uint32_t k) {
+            // Boundary faces carry no diffusive flux (the surface flux is prescribed, the top is closed).
+            return k == 0 || k == top ? 0.0 : m_K.at(c, k) * ctx.dt / (dzf[k] * dzf[k]);
+        });
+        if (w.value > limit)
+            throw StabilityError(
+                detail::formatLimit("explicit diffusion number K dt / dz^2", w.value, limit, w.column, w.face),
+                "processes.vertical_diffusion", "a smaller time.dt, mode: implicit, or a smaller kappa");
     }
 
     void prepareStep(StepContext<Backend>& ctx) override {
@@ -206,8 +220,8 @@ public:
             return ops::DivergenceF2C{ops::SetValue{ops::ColumnValues<double>{negatedSurfaceFlux.device()}},
                                       ops::SetValue{0.0}};
         };
-        ops::evaluate(ctx.backend, s.scratch,
-                      s.exner * (div(m_negHeat)(m_rhoK * grad(u.T / s.exner)) / s.rho), ctx.engine);
+        ops::evaluate(ctx.backend, s.scratch, s.exner * (div(m_negHeat)(m_rhoK * grad(u.T / s.exner)) / s.rho),
+                      ctx.engine);
         detail::accumulate(ctx.backend, t.T, s.scratch);
         ops::evaluate(ctx.backend, s.scratch, div(m_negMoisture)(m_rhoK * grad(u.q)) / s.rho, ctx.engine);
         detail::accumulate(ctx.backend, t.q, s.scratch);
@@ -221,9 +235,9 @@ public:
         auto const g = s.grid->view(Backend::memSpace);
         auto solve = [&](CenterField& psi, core::Buffer<double> const& flux) {
             forEachPoint(ctx.backend, s.columns, psi.levels(),
-                         ImplicitCoefficients{m_a.view(), m_b.view(), m_c.view(), m_d.view(),
-                                              std::as_const(psi).view(), std::as_const(s.rho).view(),
-                                              std::as_const(m_rhoK).view(), flux.device(), g, ctx.dt});
+                         ImplicitCoefficients{m_a.view(), m_b.view(), m_c.view(), m_d.view(), std::as_const(psi).view(),
+                                              std::as_const(s.rho).view(), std::as_const(m_rhoK).view(), flux.device(),
+                                              g, ctx.dt});
             ops::solveTridiagonal(ctx.backend, m_a, m_b, m_c, m_d, psi, ops::Tridiag::Bfb);
         };
         forEachPoint(ctx.backend, s.columns, u.T.levels(),
@@ -280,25 +294,26 @@ public:
 
     std::string name() const override { return "vertical_advection"; }
     std::vector<FieldDecl> fields() const override {
-        return {{"T", "K", "tendency of"}, {"q", "kg kg-1", "tendency of"}, {"tracer", "1", "tendency of"},
-                {"w", "m s-1", "writes (faces)"}, {"rho", "kg m-3", "reads"}};
+        return {{"T", "K", "tendency of"},
+                {"q", "kg kg-1", "tendency of"},
+                {"tracer", "1", "tendency of"},
+                {"w", "m s-1", "writes (faces)"},
+                {"rho", "kg m-3", "reads"}};
     }
 
     void checkStability(StepContext<Backend>& ctx) const override {
         setVelocity(ctx);
         m_w.toHost();
         auto const& dzc = ctx.state.grid->dzCenter();
-        double worst = 0;
-        uint32_t wc = 0, wk = 0;
-        for (uint32_t c = 0; c < m_w.columns(); ++c)
-            for (uint32_t k = 0; k < m_w.levels(); ++k) {
-                double const dz = std::min(dzc[k > 0 ? k - 1 : 0], dzc[k < dzc.size() ? k : dzc.size() - 1]);
-                double const courant = std::fabs(m_w.at(c, k)) * ctx.dt / dz;
-                if (courant > worst) worst = courant, wc = c, wk = k;
-            }
-        if (worst > limit)
-            throw StabilityError(detail::formatLimit("advective Courant number |w| dt / dz", worst, limit, wc, wk),
-                                 "processes.vertical_advection", "a smaller time.dt or a smaller |w_max|");
+        std::size_t const cells = dzc.size();
+        auto const w = detail::worstFace(m_w, [&](uint32_t c, uint32_t k) {
+            double const dz = std::min(dzc[k > 0 ? k - 1 : 0], dzc[k < cells ? k : cells - 1]); // the thinner neighbour
+            return std::fabs(m_w.at(c, k)) * ctx.dt / dz;
+        });
+        if (w.value > limit)
+            throw StabilityError(
+                detail::formatLimit("advective Courant number |w| dt / dz", w.value, limit, w.column, w.face),
+                "processes.vertical_advection", "a smaller time.dt or a smaller |w_max|");
     }
 
     void prepareStep(StepContext<Backend>& ctx) override {
@@ -377,7 +392,8 @@ struct HeldSuarezTendency {
 template <class Backend>
 class HeldSuarez : public Process<Backend> {
 public:
-    HeldSuarez(HeldSuarezConfig const& cfg, State& s) : m_cfg(cfg), m_heat(s.grid, s.columns, s.space), m_column(s.columns, s.space) {}
+    HeldSuarez(HeldSuarezConfig const& cfg, State& s)
+        : m_cfg(cfg), m_heat(s.grid, s.columns, s.space), m_column(s.columns, s.space) {}
 
     std::string name() const override { return "held_suarez"; }
     std::vector<FieldDecl> fields() const override {
@@ -394,7 +410,8 @@ public:
         ops::evaluate(ctx.backend, m_heat, s.rho * s.scratch / s.exner, ops::Engine::Direct);
         ops::columnIntegral(ctx.backend, m_heat, m_column);
         m_column.toHost();
-        for (uint32_t c = 0; c < s.columns; ++c) ctx.budget.heat[c] += weight * constants::cp * m_column.host()[c];
+        for (uint32_t c = 0; c < s.columns; ++c)
+            ctx.budget.heat[c] += weight * constants::cp * m_column.host()[c];
     }
 
 private:

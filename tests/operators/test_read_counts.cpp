@@ -16,10 +16,9 @@ using namespace strata::ops;
 namespace {
 
 // A Center field leaf that counts reads per (column, level).
-struct CountingLeaf : ExprTag {
+struct CountingLeaf : LeafBase<CountingLeaf> {
     using Value = double;
     using Stagger = Center;
-    static constexpr int depth = 0;
     FieldView<double const, Center> field;
     std::atomic<uint32_t>* counts; // columns x levels
 
@@ -28,14 +27,6 @@ struct CountingLeaf : ExprTag {
         counts[ctx.col * field.levels + k].fetch_add(1, std::memory_order_relaxed);
         return field.data[ctx.col * field.stride + k];
     }
-    template <class F>
-    void forEachLeaf(F&& f) const {
-        f(*this);
-    }
-    template <class P>
-    void plan(P&, int32_t, int32_t) {}
-    template <int D, class B>
-    void stage(B const&) const {}
 };
 
 struct Counted {
