@@ -60,3 +60,35 @@ TEMPLATE_TEST_CASE("gradients, divergences and interpolations are exact on linea
                 REQUIRE(std::fabs(onCenters.at(c, k)) < 1e-14);
     }
 }
+
+TEMPLATE_TEST_CASE("single precision fields: engines agree bit for bit and stay close to double", "[operators]",
+                   strata::test::SerialBackend, strata::test::ThreadsBackend<7>) {
+    auto const backend = TestType::make();
+    auto grid = stretchedGrid(33);
+    uint32_t const cols = 3;
+    Field<float, Center> thetaF(grid, cols, core::MemSpace::Host), kF(grid, cols, core::MemSpace::Host);
+    Field<double, Center> thetaD(grid, cols, core::MemSpace::Host), kD(grid, cols, core::MemSpace::Host);
+    for (uint32_t c = 0; c < cols; ++c)
+        for (uint32_t k = 0; k < 33; ++k) {
+            double const z = grid->centers()[k];
+            thetaD.at(c, k) = thetaF.at(c, k) = static_cast<float>(300.0 + 0.01 * z + std::sin(0.01 * z + c));
+            kD.at(c, k) = kF.at(c, k) = static_cast<float>(1.0 + 0.001 * z);
+        }
+    auto const grad = GradientC2F{SetValue{300.0}, SetGradient{0.0}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+    Field<float, Center> direct(grid, cols, core::MemSpace::Host), shmem(grid, cols, core::MemSpace::Host);
+    Field<double, Center> reference(grid, cols, core::MemSpace::Host);
+    evaluate(backend, direct, div(interp(kF) * grad(thetaF)), Engine::Direct);
+    evaluate(backend, shmem, div(interp(kF) * grad(thetaF)), Engine::Shmem);
+    evaluate(backend, reference, div(interp(kD) * grad(thetaD)), Engine::Direct);
+    double scale = 0;
+    for (uint32_t c = 0; c < cols; ++c)
+        for (uint32_t k = 0; k < 33; ++k)
+            scale = std::max(scale, std::fabs(reference.at(c, k)));
+    for (uint32_t c = 0; c < cols; ++c)
+        for (uint32_t k = 0; k < 33; ++k) {
+            REQUIRE(direct.at(c, k) == shmem.at(c, k));
+            REQUIRE(std::fabs(direct.at(c, k) - reference.at(c, k)) <= 1e-3 * scale);
+        }
+}
