@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 using namespace strata;
 
@@ -23,7 +24,9 @@ core::Context& comm() {
 app::RunSummary run(std::string const& name, std::vector<std::string> const& overrides) {
     auto const config = app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/" + name + ".yaml", overrides);
     app::RunOptions options;
-    options.outputDir = (std::filesystem::path(STRATA_BINARY_DIR) / "test_model_output").string();
+    // One folder per process: CTest runs the test cases of this file in parallel, and two may run the same case.
+    options.outputDir =
+        (std::filesystem::path(STRATA_BINARY_DIR) / ("test_model_output_" + std::to_string(::getpid()))).string();
     options.progress = false;
     std::ostringstream log;
     return app::runCase(config, comm(), options, log);

@@ -1,0 +1,151 @@
+// What every strata-bench suite shares: the STREAM triad that is the roofline, and the counters each result reports.
+//
+// Suites (the name's first component, so that --benchmark_filter=^operators/ picks one):
+//   roofline/        STREAM triad a[i] = b[i] + s c[i], plain loop and through the lockstep layer
+//   nth_derivative/  the threaded-kernels example, naive / shared / two-level / iterated, n = 1 .. 10
+//   operators/       column-stencil expressions, engines Direct / Shmem / Auto and a hand-written fused loop
+//   column/          tridiagonal solves (Thomas, cyclic reduction, a hand-written Thomas) and column integrals
+//   model/           one full model step of configs/default.yaml
+// Names are suite/backend/case/variant[/size], e.g. operators/serial/diffusion/shmem/64.
+//
+// Counters of every result (rates use wall-clock time: every benchmark runs with UseRealTime):
+//   level_updates_per_second  output points (column levels) written per second
+//   bytes_per_second          effective bandwidth: the benchmark's minimum bytes per iteration (every input field
+//                             read once, every output field written once; each benchmark states its byte model in
+//                             its file and in the counter min_bytes_per_point) divided by the time
+//   pct_of_triad              bytes_per_second as a percentage of the triad bandwidth of the same backend measured
+//                             in the same process (Serial: one thread; OpenMP: every OpenMP thread)
+//   triad_bytes_per_second    that triad bandwidth, so that the JSON is self-contained
+// The triad reference is measured once, on first use, by triadReference() below: best of 10 passes over three
+// arrays of 2^25 doubles (256 MiB each, 8 x the 32 MiB L3), 24 bytes per element (STREAM's count: b and c read,
+// a written; the write-allocate read of a is not counted, here or in any benchmark's byte model).
+#pragma once
+
+#include "core/backend.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace strata::bench {
+
+inline constexpr std::size_t triadElements = std::size_t{1} << 25;
+inline constexpr double triadBytesPerElement = 24.0;
+inline constexpr double triadScalar = 3.0;
+
+// An array of doubles that is not zero-filled on allocation (the first touch decides where its pages live).
+struct RawArray {
+    std::unique_ptr<double[]> p;
+    explicit RawArray(std::size_t n) : p(new double[n]) {}
+    double* get() const { return p.get(); }
+};
+
+// The triad kernels themselves (also the roofline suite's bodies).
+inline void triadSerial(double* __restrict a, double const* __restrict b, double const* __restrict c, double s,
+                        std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+        a[i] = b[i] + s * c[i];
+}
+
+inline void triadOpenMP(double* __restrict a, double const* __restrict b, double const* __restrict c, double s,
+                        std::size_t n) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i)
+        a[i] = b[i] + s * c[i];
+}
+
+// Fills the three arrays with the same static schedule the OpenMP triad uses (first touch).
+inline void triadInit(double* a, double* b, double* c, std::size_t n, bool parallel) {
+    if (parallel) {
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
+            a[i] = 0.0;
+            b[i] = 1.0 + 1e-9 * static_cast<double>(i);
+            c[i] = 2.0 - 1e-9 * static_cast<double>(i);
+        }
+    } else {
+        for (std::size_t i = 0; i < n; ++i) {
+            a[i] = 0.0;
+            b[i] = 1.0 + 1e-9 * static_cast<double>(i);
+            c[i] = 2.0 - 1e-9 * static_cast<double>(i);
+        }
+    }
+}
+
+// The best triad bandwidth (bytes/s) of this process, measured once per kind on first use.
+inline double measureTriad(bool parallel) {
+    RawArray a(triadElements), b(triadElements), c(triadElements);
+    triadInit(a.get(), b.get(), c.get(), triadElements, parallel);
+    double best = 0;
+    for (int pass = 0; pass < 10; ++pass) {
+        auto const t0 = std::chrono::steady_clock::now();
+        if (parallel)
+            triadOpenMP(a.get(), b.get(), c.get(), triadScalar, triadElements);
+        else
+            triadSerial(a.get(), b.get(), c.get(), triadScalar, triadElements);
+        double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        benchmark::DoNotOptimize(a.get());
+        best = std::max(best, triadBytesPerElement * static_cast<double>(triadElements) / s);
+    }
+    return best;
+}
+
+template <class Backend>
+double triadReference() {
+    if constexpr (std::is_same_v<Backend, core::OpenMP>) {
+        static double const bw = measureTriad(true);
+        return bw;
+    } else {
+        static double const bw = measureTriad(false);
+        return bw;
+    }
+}
+
+inline int threadsOf(bool parallel) {
+#if defined(_OPENMP)
+    return parallel ? omp_get_max_threads() : 1;
+#else
+    (void)parallel;
+    return 1;
+#endif
+}
+
+// Sets the counters every result reports. `points` and `bytes` are per iteration; `minBytesPerPoint` documents the
+// byte model (bytes / points).
+template <class Backend>
+void reportThroughput(benchmark::State& state, double points, double bytes) {
+    using benchmark::Counter;
+    double const triad = triadReference<Backend>();
+    state.counters["level_updates_per_second"] = Counter(points, Counter::kIsIterationInvariantRate);
+    state.counters["bytes_per_second"] = Counter(bytes, Counter::kIsIterationInvariantRate);
+    state.counters["pct_of_triad"] = Counter(100.0 * bytes / triad, Counter::kIsIterationInvariantRate);
+    state.counters["triad_bytes_per_second"] = triad;
+    state.counters["min_bytes_per_point"] = points > 0 ? bytes / points : 0.0;
+    state.counters["threads"] = threadsOf(std::is_same_v<Backend, core::OpenMP>);
+}
+
+template <class Backend>
+constexpr char const* backendName() {
+    if constexpr (std::is_same_v<Backend, core::OpenMP>)
+        return "openmp";
+    else
+        return "serial";
+}
+
+// Registers one benchmark with the settings every suite uses: wall-clock time, milliseconds.
+template <class F>
+benchmark::internal::Benchmark* add(std::string const& name, F&& f) {
+    return benchmark::RegisterBenchmark(name.c_str(), std::forward<F>(f))->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+} // namespace strata::bench

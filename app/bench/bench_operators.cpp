@@ -1,0 +1,283 @@
+// operators/: column-stencil expressions evaluated by the engines, and by a hand-written fused loop, on fields of
+// about 2^23 points (64 MiB per field, twice the 32 MiB L3; columns = 2^23 / levels), so that no field stays in cache
+// from one pass to the next.
+//   operators/<backend>/<expression>/<variant>/<levels>
+//     expression  grad        grad(theta)                                         depth 1, Center -> Face
+//                 div_grad    div(grad(theta))                                    depth 2
+//                 diffusion   div(interp(K) * grad(theta))                        depth 2 (vertical diffusion)
+//                 advection   div(w * upwind3(w, q))                              depth 2 (flux-form advection)
+//                 depth4      div(interp(K) * grad0(div(interp(K) * grad(theta))))  depth 4 (nested diffusion)
+//     variant     direct | shmem | auto (ops::evaluate with that engine), hand (plain C++ loops over columns and
+//                 levels, the same boundary conditions and the same arithmetic in the same order: the practical limit
+//                 of a fused loop; OpenMP: `omp parallel for` over columns)
+//     levels      16, 32, 64, 128, 256, 1024
+// Boundary conditions: grad = GradientC2F{SetValue 300, SetGradient 0}, grad0 = GradientC2F{SetGradient 0,
+// SetGradient 0}, interp = InterpolateC2F{Extrapolate, Extrapolate}, div = DivergenceF2C{SetValue 0, SetValue 0},
+// upwind3 = Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided, ThirdOrderOneSided}.
+// Every result is compared bit for bit with the hand-written loop after the timed loop (an error if it differs).
+// Minimum bytes per column of n levels (inputs read once, output written once, 8 bytes a value; the grid's spacing
+// arrays are not counted): grad 8 (2n + 1), div_grad 16 n, diffusion 24 n, advection 8 (3n + 1) (w has n + 1 faces),
+// depth4 24 n. A level update is one output value.
+#include "app/bench/bench_common.hpp"
+#include "operators/operators.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace strata;
+using namespace strata::ops;
+
+constexpr uint32_t targetPoints = 1u << 23;
+
+enum class Expr { Grad, DivGrad, Diffusion, Advection, Depth4 };
+enum class Variant { Direct, Shmem, Auto, Hand };
+
+char const* exprName(Expr e) {
+    switch (e) {
+    case Expr::Grad: return "grad";
+    case Expr::DivGrad: return "div_grad";
+    case Expr::Diffusion: return "diffusion";
+    case Expr::Advection: return "advection";
+    case Expr::Depth4: return "depth4";
+    }
+    return "?";
+}
+char const* variantName(Variant v) {
+    switch (v) {
+    case Variant::Direct: return "direct";
+    case Variant::Shmem: return "shmem";
+    case Variant::Auto: return "auto";
+    case Variant::Hand: return "hand";
+    }
+    return "?";
+}
+int exprDepth(Expr e) { return e == Expr::Grad ? 1 : e == Expr::Depth4 ? 4 : 2; }
+
+// The fields of one level count, kept while consecutive benchmarks use the same level count (they are registered
+// level count first).
+struct Data {
+    uint32_t levels, columns;
+    std::shared_ptr<Grid const> grid;
+    Field<double, Center> theta, kappa, q, outC, refC;
+    Field<double, Face> w, outF, refF;
+    Data(uint32_t n, uint32_t cols)
+        : levels(n), columns(cols), grid(std::make_shared<Grid const>(Grid::uniform(n, 20000.0))),
+          theta(grid, cols, core::MemSpace::Host), kappa(grid, cols, core::MemSpace::Host),
+          q(grid, cols, core::MemSpace::Host), outC(grid, cols, core::MemSpace::Host),
+          refC(grid, cols, core::MemSpace::Host), w(grid, cols, core::MemSpace::Host),
+          outF(grid, cols, core::MemSpace::Host), refF(grid, cols, core::MemSpace::Host) {
+        for (uint32_t c = 0; c < cols; ++c) {
+            double const phase = 0.001 * (c % 997);
+            for (uint32_t k = 0; k < n; ++k) {
+                double const z = static_cast<double>(k) / n;
+                theta.at(c, k) = 300.0 + 30.0 * z + std::sin(6.0 * z + phase);
+                kappa.at(c, k) = 1.0 + 4.0 * std::exp(-4.0 * z) + phase;
+                q.at(c, k) = 0.01 * std::exp(-3.0 * z) + 0.001 * std::cos(9.0 * z + phase);
+            }
+            for (uint32_t k = 0; k <= n; ++k) // changes sign inside the column: both upwind branches run
+                w.at(c, k) = std::sin(3.0 * static_cast<double>(k) / n + phase) - 0.4;
+        }
+    }
+};
+
+Data& dataFor(uint32_t levels) {
+    static std::unique_ptr<Data> data;
+    if (!data || data->levels != levels) {
+        data.reset(); // free the previous level count first
+        data = std::make_unique<Data>(levels, std::max<uint32_t>(1, targetPoints / levels));
+    }
+    return *data;
+}
+
+auto const grad = GradientC2F{SetValue{300.0}, SetGradient{0.0}};
+auto const grad0 = GradientC2F{SetGradient{0.0}, SetGradient{0.0}};
+auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+auto const divergence = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+auto const upwind3 = Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided{}, ThirdOrderOneSided{}};
+
+template <class Backend>
+EvalPlan evaluateExpr(Backend const& backend, Data& d, Expr e, Engine engine) {
+    switch (e) {
+    case Expr::Grad: return evaluate(backend, d.outF, grad(d.theta), engine);
+    case Expr::DivGrad: return evaluate(backend, d.outC, divergence(grad(d.theta)), engine);
+    case Expr::Diffusion: return evaluate(backend, d.outC, divergence(interp(d.kappa) * grad(d.theta)), engine);
+    case Expr::Advection: return evaluate(backend, d.outC, divergence(d.w * upwind3(d.w, d.q)), engine);
+    case Expr::Depth4:
+        return evaluate(backend, d.outC,
+                        divergence(interp(d.kappa) * grad0(divergence(interp(d.kappa) * grad(d.theta)))), engine);
+    }
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Hand-written loops: per column, the face values a divergence needs go to a small buffer (L1), then the centers.
+// The arithmetic is the operators' (stencils.hpp), operation for operation, so the results are the same bits.
+
+struct HandLoop {
+    uint32_t n, columns;
+    double const* dzc; // n
+    double const* dzf; // n + 1
+
+    static double absVal(double x) { return x < 0.0 ? -x : x; }
+
+    // interp(K) at interior face k (1 <= k <= n - 1)
+    double interpFace(double const* K, uint32_t k) const {
+        double const below = dzc[k - 1], above = dzc[k];
+        return (K[k - 1] * above + K[k] * below) / (below + above);
+    }
+    // div(SetValue 0, SetValue 0) of interior faces f[1..n-1] into out[0..n-1] (n >= 2)
+    void divergenceOf(double const* f, double* out) const {
+        out[0] = (f[1] - 0.0) / dzc[0];
+        for (uint32_t k = 1; k + 1 < n; ++k)
+            out[k] = (f[k + 1] - f[k]) / dzc[k];
+        out[n - 1] = (0.0 - f[n - 1]) / dzc[n - 1];
+    }
+    // the diffusion flux interp(K) * grad(theta) at interior faces
+    void diffusionFlux(double const* K, double const* th, double* f) const {
+        for (uint32_t k = 1; k < n; ++k)
+            f[k] = interpFace(K, k) * ((th[k] - th[k - 1]) / dzf[k]);
+    }
+
+    void grad(double const* th, double* out) const {
+        out[0] = (th[0] - 300.0) / dzf[0];
+        for (uint32_t k = 1; k < n; ++k)
+            out[k] = (th[k] - th[k - 1]) / dzf[k];
+        out[n] = 0.0;
+    }
+    void divGrad(double const* th, double* out, double* f) const {
+        for (uint32_t k = 1; k < n; ++k)
+            f[k] = (th[k] - th[k - 1]) / dzf[k];
+        divergenceOf(f, out);
+    }
+    void diffusion(double const* K, double const* th, double* out, double* f) const {
+        diffusionFlux(K, th, f);
+        divergenceOf(f, out);
+    }
+    void advection(double const* w, double const* x, double* out, double* f) const {
+        // upwind3 at face 1 (bottom, one-sided), faces 2 .. n-2 (interior), face n-1 (top, one-sided); times w
+        {
+            double const wk = w[1];
+            double const u = wk > 0.0 ? wk * ((3.0 * x[0] + 6.0 * x[1] - x[2]) / 8.0)
+                                      : wk * ((2.0 * x[0] + 5.0 * x[1] - x[2]) / 6.0);
+            f[1] = wk * u;
+        }
+        for (uint32_t k = 2; k + 2 <= n; ++k) {
+            double const wk = w[k];
+            double const xm = x[k - 2], x0 = x[k - 1], xp = x[k], xpp = x[k + 1];
+            double const u = (wk * (7.0 * (xp + x0) - (xpp + xm)) - absVal(wk) * (3.0 * (xp - x0) - (xpp - xm))) / 12.0;
+            f[k] = wk * u;
+        }
+        {
+            double const wk = w[n - 1];
+            double const t0 = x[n - 1], t1 = x[n - 2], t2 = x[n - 3]; // indexed from the top inwards
+            double const u =
+                -wk > 0.0 ? wk * ((3.0 * t0 + 6.0 * t1 - t2) / 8.0) : wk * ((2.0 * t0 + 5.0 * t1 - t2) / 6.0);
+            f[n - 1] = wk * u;
+        }
+        divergenceOf(f, out);
+    }
+    void depth4(double const* K, double const* th, double* out, double* f, double* inner) const {
+        diffusionFlux(K, th, f);
+        divergenceOf(f, inner);
+        for (uint32_t k = 1; k < n; ++k)
+            f[k] = interpFace(K, k) * ((inner[k] - inner[k - 1]) / dzf[k]);
+        divergenceOf(f, out);
+    }
+};
+
+template <bool Parallel>
+void runHand(Data& d, Expr e, bool intoReference) {
+    HandLoop const h{d.levels, d.columns, d.grid->dzCenter().data(), d.grid->dzFace().data()};
+    auto const th = std::as_const(d.theta).view(), K = std::as_const(d.kappa).view(), q = std::as_const(d.q).view();
+    auto const w = std::as_const(d.w).view();
+    auto const outC = (intoReference ? d.refC : d.outC).view();
+    auto const outF = (intoReference ? d.refF : d.outF).view();
+    auto const columns = static_cast<int64_t>(d.columns);
+#pragma omp parallel if (Parallel)
+    {
+        std::vector<double> f(d.levels + 1), inner(d.levels);
+#pragma omp for schedule(static)
+        for (int64_t c = 0; c < columns; ++c) {
+            auto const col = static_cast<uint32_t>(c);
+            double const* thc = &th(col, 0);
+            switch (e) {
+            case Expr::Grad: h.grad(thc, &outF(col, 0)); break;
+            case Expr::DivGrad: h.divGrad(thc, &outC(col, 0), f.data()); break;
+            case Expr::Diffusion: h.diffusion(&K(col, 0), thc, &outC(col, 0), f.data()); break;
+            case Expr::Advection: h.advection(&w(col, 0), &q(col, 0), &outC(col, 0), f.data()); break;
+            case Expr::Depth4: h.depth4(&K(col, 0), thc, &outC(col, 0), f.data(), inner.data()); break;
+            }
+        }
+    }
+}
+
+template <class T, class S>
+bool sameBits(Field<T, S> const& a, Field<T, S> const& b) {
+    for (uint32_t c = 0; c < a.columns(); ++c)
+        if (std::memcmp(a.column(c).data(), b.column(c).data(), a.levels() * sizeof(T)) != 0) return false;
+    return true;
+}
+
+template <class Backend>
+void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels) {
+    constexpr bool parallel = std::is_same_v<Backend, core::OpenMP>;
+    Backend const backend{};
+    Data& d = dataFor(levels);
+    Engine const engine = v == Variant::Shmem ? Engine::Shmem : v == Variant::Auto ? Engine::Auto : Engine::Direct;
+    EvalPlan plan;
+    for (auto _ : state) {
+        if (v == Variant::Hand)
+            runHand<parallel>(d, e, false);
+        else
+            plan = evaluateExpr(backend, d, e, engine);
+        benchmark::ClobberMemory();
+    }
+    runHand<parallel>(d, e, true);
+    bool const same = e == Expr::Grad ? sameBits(d.outF, d.refF) : sameBits(d.outC, d.refC);
+    if (!same) state.SkipWithError("result differs from the hand-written loop");
+
+    double const n = levels, cols = d.columns;
+    double outLevels = n, bytesPerColumn = 0;
+    switch (e) {
+    case Expr::Grad:
+        outLevels = n + 1;
+        bytesPerColumn = 8 * (2 * n + 1);
+        break;
+    case Expr::DivGrad: bytesPerColumn = 16 * n; break;
+    case Expr::Diffusion: bytesPerColumn = 24 * n; break;
+    case Expr::Advection: bytesPerColumn = 8 * (3 * n + 1); break;
+    case Expr::Depth4: bytesPerColumn = 24 * n; break;
+    }
+    bench::reportThroughput<Backend>(state, outLevels * cols, bytesPerColumn * cols);
+    state.counters["levels"] = n;
+    state.counters["columns"] = cols;
+    state.counters["depth"] = exprDepth(e);
+    state.SetLabel(v == Variant::Hand ? std::string("hand-written loop") : plan.describe());
+}
+
+int const registered = [] {
+    for (uint32_t levels : {16u, 32u, 64u, 128u, 256u, 1024u}) {
+        for (bool parallel : {false, true}) {
+            for (Expr e : {Expr::Grad, Expr::DivGrad, Expr::Diffusion, Expr::Advection, Expr::Depth4}) {
+                for (Variant v : {Variant::Direct, Variant::Shmem, Variant::Auto, Variant::Hand}) {
+                    std::string const name = std::string("operators/") + (parallel ? "openmp" : "serial") + "/" +
+                                             exprName(e) + "/" + variantName(v) + "/" + std::to_string(levels);
+                    if (parallel)
+                        bench::add(name, [=](benchmark::State& s) { bmOperator<core::OpenMP>(s, e, v, levels); });
+                    else
+                        bench::add(name, [=](benchmark::State& s) { bmOperator<core::Serial>(s, e, v, levels); });
+                }
+            }
+        }
+    }
+    return 0;
+}();
+
+} // namespace
