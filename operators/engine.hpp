@@ -46,6 +46,7 @@ inline char const* engineName(Engine e) {
 struct EngineOptions {
     std::size_t sharedLimitBytes = 48 * 1024; // per block; the Cuda backend also checks the device's own limit
     uint32_t maxTileLevels = 0;               // 0: no cap (tests set one to force tiling)
+    bool interiorLevels = true; // false: every level takes the general path with its boundary tests (tests compare)
 };
 
 // What the planner decided, for logs and benchmarks.
@@ -90,15 +91,57 @@ template <class W>
 inline constexpr bool oneWorker =
     std::is_same_v<typename W::BackendType, core::Serial> || std::is_same_v<typename W::BackendType, core::OpenMP>;
 
+// f(c, i, std::bool_constant<interior>) for c < ncols, i < len, where level first + i is interior when it lies at
+// least Reach levels from both ends of a staggering with `levels` levels. With one worker per block, plain nested loops
+// with the interior levels in a loop of their own (no boundary test left in it: it vectorises); with several workers,
+// forEachInRange2D and a test per element.
+template <int Reach, class W, class F>
+STRATA_HD void forEachColumnLevel(W const& worker, bool split, uint32_t ncols, uint32_t first, uint32_t len,
+                                  uint32_t levels, F&& f) {
+    constexpr auto reach = static_cast<uint32_t>(Reach);
+    auto const clamp = [len](uint32_t v) { return v < len ? v : len; };
+    // interior: first + i >= reach and first + i + reach < levels
+    uint32_t const lo = clamp(first < reach ? reach - first : 0u);
+    uint32_t const hi = split && levels > first + reach ? clamp(levels - reach - first) : 0u;
+    if constexpr (oneWorker<W>) {
+        (void)worker;
+        for (uint32_t c = 0; c < ncols; ++c) {
+            if (lo < hi) {
+                for (uint32_t i = 0; i < lo; ++i)
+                    f(c, i, std::false_type{});
+                for (uint32_t i = lo; i < hi; ++i)
+                    f(c, i, std::true_type{});
+                for (uint32_t i = hi; i < len; ++i)
+                    f(c, i, std::false_type{});
+            } else {
+                for (uint32_t i = 0; i < len; ++i)
+                    f(c, i, std::false_type{});
+            }
+        }
+    } else {
+        lockstep::forEachInRange2D(worker, ncols, len, [&](uint32_t c, uint32_t i) {
+            if (i >= lo && i < hi)
+                f(c, i, std::true_type{});
+            else
+                f(c, i, std::false_type{});
+        });
+    }
+}
+
+// A context: where a stencil node's arguments come from (`shmem`), and whether the level is interior (at least the
+// expression's reach from both ends: the operators drop their boundary branches, see expr.hpp).
+template <bool Interior>
 struct DirectCtx {
     static constexpr bool shmem = false;
+    static constexpr bool interior = Interior;
     GridView grid;
     uint32_t col;
 };
 
-template <class W>
+template <class W, bool Interior>
 struct ShmemCtx {
     static constexpr bool shmem = true;
+    static constexpr bool interior = Interior;
     GridView grid;
     uint32_t col;
     uint32_t k0;
@@ -118,19 +161,18 @@ struct BlockState {
     uint32_t col0, ncols, k0, k1;
     std::byte* smem;
     uint32_t perColumn;
+    bool interiorLevels;
 
-    STRATA_HD ShmemCtx<W> ctx(uint32_t c) const { return {grid, col0 + c, k0, worker, smem + c * perColumn}; }
+    template <bool Interior = false>
+    STRATA_HD ShmemCtx<W, Interior> ctx(uint32_t c) const {
+        return {grid, col0 + c, k0, worker, smem + c * perColumn};
+    }
 
-    // f(c, i) for every column c of the block and i = 0..len-1, spread over the workers.
-    template <class F>
-    STRATA_HD void forEachLevel(uint32_t len, F&& f) const {
-        if constexpr (oneWorker<W>) {
-            for (uint32_t c = 0; c < ncols; ++c)
-                for (uint32_t i = 0; i < len; ++i)
-                    f(c, i);
-        } else {
-            lockstep::forEachInRange2D(*worker, ncols, len, f);
-        }
+    // f(c, i, interior) for every column c of the block and i = 0..len-1 (level first + i of `levels`), spread over
+    // the workers; see forEachColumnLevel.
+    template <int Reach, class F>
+    STRATA_HD void forEachLevel(uint32_t first, uint32_t len, uint32_t levels, F&& f) const {
+        forEachColumnLevel<Reach>(*worker, interiorLevels, ncols, first, len, levels, f);
     }
 };
 
@@ -140,29 +182,25 @@ struct ShmemLaunch {
     uint32_t tiles;
     uint32_t tasks;
     uint32_t perColumn;
+    bool interiorLevels;
 };
 
 struct DirectKernel {
     static constexpr uint32_t blockDomSize = engineBlockDomSize;
     template <class W, class E, class T, class S>
-    STRATA_ENGINE_FLATTEN STRATA_HD void operator()(W const& worker, E const& expr, FieldView<T, S> dest,
-                                                    GridView grid) const {
+    STRATA_ENGINE_FLATTEN STRATA_HD void operator()(W const& worker, E const& expr, FieldView<T, S> dest, GridView grid,
+                                                    bool interiorLevels) const {
         // Block b computes columns [b * columnsPerBlock, ...) : whole columns, so a worker walks levels without
         // dividing, and neighbouring workers write neighbouring levels.
         uint32_t const columnsPerBlock = (blockDomSize + dest.levels - 1) / dest.levels;
         for (uint32_t b = worker.blockDomIdx(); b * columnsPerBlock < dest.columns; b += worker.gridDomSize()) {
             uint32_t const col0 = b * columnsPerBlock;
             uint32_t const ncols = col0 + columnsPerBlock <= dest.columns ? columnsPerBlock : dest.columns - col0;
-            auto const point = [&](uint32_t c, uint32_t k) {
-                dest(col0 + c, k) = static_cast<T>(expr.eval(DirectCtx{grid, col0 + c}, k));
-            };
-            if constexpr (oneWorker<W>) {
-                for (uint32_t c = 0; c < ncols; ++c)
-                    for (uint32_t k = 0; k < dest.levels; ++k)
-                        point(c, k);
-            } else {
-                lockstep::forEachInRange2D(worker, ncols, dest.levels, point);
-            }
+            forEachColumnLevel<E::reach>(worker, interiorLevels, ncols, 0u, dest.levels, dest.levels,
+                                         [&](uint32_t c, uint32_t k, auto interior) {
+                                             DirectCtx<decltype(interior)::value> const ctx{grid, col0 + c};
+                                             dest(col0 + c, Level{k}) = static_cast<T>(expr.eval(ctx, Level{k}));
+                                         });
         }
     }
 };
@@ -179,10 +217,12 @@ struct ShmemKernel {
             uint32_t const ncols = min(launch.columnsPerBlock, dest.columns - col0);
             uint32_t const k0 = tile * launch.tileLevels;
             uint32_t const k1 = min(k0 + launch.tileLevels, dest.levels);
-            BlockState<W> const state{&worker, grid, col0, ncols, k0, k1, worker.dynSharedBase(), launch.perColumn};
+            BlockState<W> const state{
+                &worker, grid, col0, ncols, k0, k1, worker.dynSharedBase(), launch.perColumn, launch.interiorLevels};
             stageFrom<1>(worker, expr, state);
-            state.forEachLevel(k1 - k0, [&](uint32_t c, uint32_t i) {
-                dest(col0 + c, k0 + i) = static_cast<T>(expr.eval(state.ctx(c), k0 + i));
+            state.template forEachLevel<E::reach>(k0, k1 - k0, dest.levels, [&](uint32_t c, uint32_t i, auto interior) {
+                auto const ctx = state.template ctx<decltype(interior)::value>(c);
+                dest(col0 + c, Level{k0} + i) = static_cast<T>(expr.eval(ctx, Level{k0} + i));
             });
             if (task + worker.gridDomSize() < launch.tasks) worker.sync(); // the next task reuses the buffers
         }
@@ -308,11 +348,16 @@ EvalPlan evaluate(Backend const& backend, Field<T, S>& dest, X const& x, Engine 
     if (dest.columns() == 0) return plan;
     GridView const grid = dest.grid().view(Backend::memSpace);
     if (plan.engine == Engine::Direct) {
-        lockstep::launch(backend, lockstep::config(plan.blocks), detail::DirectKernel{}, expr, destView, grid);
+        lockstep::launch(backend, lockstep::config(plan.blocks), detail::DirectKernel{}, expr, destView, grid,
+                         options.interiorLevels);
     } else {
-        detail::ShmemLaunch const launch{
-            plan.columnsPerBlock, plan.tileLevels, plan.tiles,
-            (dest.columns() + plan.columnsPerBlock - 1) / plan.columnsPerBlock * plan.tiles, plan.sharedBytesPerColumn};
+        detail::ShmemLaunch const launch{plan.columnsPerBlock,
+                                         plan.tileLevels,
+                                         plan.tiles,
+                                         (dest.columns() + plan.columnsPerBlock - 1) / plan.columnsPerBlock *
+                                             plan.tiles,
+                                         plan.sharedBytesPerColumn,
+                                         options.interiorLevels};
         lockstep::launch(backend, lockstep::configSMem(plan.blocks, plan.sharedBytes), detail::ShmemKernel{}, expr,
                          destView, grid, launch);
     }

@@ -12,6 +12,11 @@
 // where a stencil node's arguments come from: recomputed from their own subtrees (Direct) or read from the block's
 // shared-memory buffers that the Shmem engine filled beforehand. Both call the same operator code on the same values,
 // so both give the same bits.
+//
+// Interior levels. Every node also has a `reach`: at levels at least `reach` away from both ends of its staggering no
+// operator in its subtree meets a boundary. There the engines evaluate with a context whose `interior` is true, and
+// the operators compile without their boundary branches (`if constexpr (!Ctx::interior)`): the same interior formula,
+// so the same bits, but a level loop the compiler can vectorise.
 #pragma once
 
 #include "core/config.hpp"
@@ -20,11 +25,16 @@
 #include "operators/stagger.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
 
 namespace strata::ops {
+
+// A level index. 64-bit: index arithmetic in a level loop (k - 1, k + 2) then cannot wrap in a narrower type, and
+// the compiler can vectorise the loop.
+using Level = std::size_t;
 
 struct ExprTag {};
 
@@ -38,6 +48,7 @@ concept Expression = std::is_base_of_v<ExprTag, std::remove_cvref_t<E>>;
 template <class Derived>
 struct LeafBase : ExprTag {
     static constexpr int depth = 0;
+    static constexpr int reach = 0; // a leaf reads only its own level
     template <class F>
     void forEachLeaf(F&& f) const {
         f(static_cast<Derived const&>(*this));
@@ -55,8 +66,10 @@ struct FieldLeaf : LeafBase<FieldLeaf<T, S>> {
     FieldView<T const, S> field;
 
     template <class Ctx>
-    STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
-        return field.data[ctx.col * field.stride + k];
+    STRATA_HD Value eval(Ctx const& ctx, Level k) const {
+        // 64-bit offset: with 32-bit index arithmetic the compiler cannot prove the index does not wrap, and does
+        // not vectorise the level loop.
+        return field.data[static_cast<std::size_t>(ctx.col) * field.stride + k];
     }
 };
 
@@ -67,7 +80,7 @@ struct ScalarLeaf : LeafBase<ScalarLeaf<T>> {
     T value;
 
     template <class Ctx>
-    STRATA_HD Value eval(Ctx const&, uint32_t) const {
+    STRATA_HD Value eval(Ctx const&, Level) const {
         return value;
     }
 };
@@ -79,7 +92,7 @@ struct CoordLeaf : LeafBase<CoordLeaf<S>> {
     using Stagger = S;
 
     template <class Ctx>
-    STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
+    STRATA_HD Value eval(Ctx const& ctx, Level k) const {
         if constexpr (std::is_same_v<S, Center>)
             return ctx.grid.zc[k];
         else
@@ -146,12 +159,13 @@ struct Pointwise : ExprTag {
     using Value = std::remove_cvref_t<std::invoke_result_t<F const&, typename Args::Value...>>;
     using Stagger = typename detail::CommonStagger<typename Args::Stagger...>::type;
     static constexpr int depth = detail::maxOf({Args::depth...});
+    static constexpr int reach = detail::maxOf({Args::reach...});
 
     F f;
     detail::Tuple<Args...> args;
 
     template <class Ctx>
-    STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
+    STRATA_HD Value eval(Ctx const& ctx, Level k) const {
         return evalImpl(ctx, k, std::index_sequence_for<Args...>{});
     }
     template <class G>
@@ -169,7 +183,7 @@ struct Pointwise : ExprTag {
 
 private:
     template <class Ctx, std::size_t... I>
-    STRATA_HD Value evalImpl(Ctx const& ctx, uint32_t k, std::index_sequence<I...>) const {
+    STRATA_HD Value evalImpl(Ctx const& ctx, Level k, std::index_sequence<I...>) const {
         return f(detail::get<I>(args).eval(ctx, k)...);
     }
     template <class G>

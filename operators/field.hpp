@@ -13,6 +13,7 @@
 #include "operators/grid.hpp"
 #include "operators/stagger.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -26,7 +27,7 @@ struct FieldView {
     uint32_t levels;
     uint32_t columns;
 
-    STRATA_HD T& operator()(uint32_t col, uint32_t k) const { return data[col * stride + k]; }
+    STRATA_HD T& operator()(uint32_t col, std::size_t k) const { return data[std::size_t{col} * stride + k]; }
 };
 
 // One value per column (surface fluxes, per-column boundary values).

@@ -11,7 +11,9 @@
 #include "core/lockstep.hpp"
 #include "operators/expr.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace strata::ops {
 
@@ -41,6 +43,18 @@ struct PlanState {
     }
 };
 
+// Every operator handles boundaries only within this many levels of either end of its output (Upwind3rdOrder: faces
+// 0, 1, n-1, n; the others the first and last level): an operator's contract (docs/operators.md).
+inline constexpr int operatorBoundaryMargin = 2;
+
+namespace detail {
+template <class Op, class... Args, std::size_t... I>
+constexpr int stencilReach(std::index_sequence<I...>) {
+    auto const argReach = [](Footprint fp, int reach) { return reach + (-fp.lo > fp.hi ? -fp.lo : fp.hi) + 1; };
+    return maxOf({operatorBoundaryMargin, argReach(Op::template footprint<I>(), PackElement<I, Args...>::reach)...});
+}
+} // namespace detail
+
 template <class A>
 inline constexpr bool isBuffered = !std::is_same_v<typename A::Stagger, AnyStagger>;
 
@@ -50,19 +64,23 @@ struct StencilNode : ExprTag {
     using Stagger = typename Op::Out;
     static constexpr int depth = 1 + detail::maxOf({Args::depth...});
     static constexpr std::size_t arity = sizeof...(Args);
+    // Output level k (of `last + 1` levels) is interior when reach <= k <= last - reach: then k is outside the
+    // operator's boundary margin and every argument level it reads, k + lo .. k + hi, is interior for the argument
+    // (whose last level is at least last - 1: a staggering differs by one level).
+    static constexpr int reach = detail::stencilReach<Op, Args...>(std::index_sequence_for<Args...>{});
 
     Op op;
     detail::Tuple<Args...> args;
     BufferInfo buf[arity];
 
     template <class Ctx>
-    STRATA_HD Value eval(Ctx const& ctx, uint32_t k) const {
+    STRATA_HD Value eval(Ctx const& ctx, Level k) const {
         return evalImpl(ctx, k, std::index_sequence_for<Args...>{});
     }
 
     // The value of argument I at level kk, from its buffer or recomputed.
     template <std::size_t I, class Ctx>
-    STRATA_HD auto arg(Ctx const& ctx, uint32_t kk) const {
+    STRATA_HD auto arg(Ctx const& ctx, Level kk) const {
         using A = detail::PackElement<I, Args...>;
         using V = typename A::Value;
         if constexpr (Ctx::shmem && isBuffered<A>) {
@@ -99,11 +117,11 @@ private:
     struct Access {
         StencilNode const* node;
         Ctx const* ctx;
-        STRATA_HD auto operator()(uint32_t kk) const { return node->template arg<I>(*ctx, kk); }
+        STRATA_HD auto operator()(Level kk) const { return node->template arg<I>(*ctx, kk); }
     };
 
     template <class Ctx, std::size_t... I>
-    STRATA_HD Value evalImpl(Ctx const& ctx, uint32_t k, std::index_sequence<I...>) const {
+    STRATA_HD Value evalImpl(Ctx const& ctx, Level k, std::index_sequence<I...>) const {
         return static_cast<Value>(op.apply(ctx, k, Access<I, Ctx>{this, &ctx}...));
     }
 
@@ -146,11 +164,12 @@ private:
             if (e < s) return;
             auto const len = static_cast<uint32_t>(e - s + 1);
             auto const& a = detail::get<I>(args);
-            b.forEachLevel(len, [&](uint32_t c, uint32_t i) {
-                auto const ctx = b.ctx(c);
-                uint32_t const kk = static_cast<uint32_t>(s) + i;
-                ctx.template span<V>(info.offset, info.capacity)[i] = a.eval(ctx, kk);
-            });
+            b.template forEachLevel<A::reach>(static_cast<uint32_t>(s), len, static_cast<uint32_t>(levels),
+                                              [&](uint32_t c, uint32_t i, auto interior) {
+                                                  auto const ctx = b.template ctx<decltype(interior)::value>(c);
+                                                  Level const kk = static_cast<Level>(s) + i;
+                                                  ctx.template span<V>(info.offset, info.capacity)[i] = a.eval(ctx, kk);
+                                              });
         }
     }
     template <int D, class B, std::size_t... I>

@@ -5,6 +5,9 @@
 //   Out             the staggering of its result
 //   footprint<I>()  the levels k + lo .. k + hi of argument I it reads for result level k (boundaries included)
 //   apply(ctx, k, a...)   the result at level k, where a(kk) is the value of an argument at level kk
+//                   Boundary branches sit inside `if constexpr (!Ctx::interior)` (or `Ctx::interior ||` in a test):
+//                   the engines evaluate levels far from the boundaries (StencilNode::reach) with an interior context,
+//                   where those branches vanish and the level loop vectorises; the formula itself is the same.
 // Indexing: center k lies between faces k and k + 1; face 0 is the bottom, face n the top (see grid.hpp for the
 // spacings dzCenter and dzFace). Stencils, boundary conditions and measured orders are listed in docs/operators.md.
 // Applying an operator to the wrong staggering, or with a boundary condition it does not support, fails to compile
@@ -59,24 +62,26 @@ struct InterpolateC2F {
     }
 
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, A const& a) const {
         using V = decltype(a(0));
-        uint32_t const n = ctx.grid.n();
-        if (k == 0) {
-            if constexpr (isSetValue<Bottom>)
-                return bcValue<V>(bottom.value, ctx.col);
-            else if constexpr (isSetGradient<Bottom>)
-                return a(0) - bcValue<V>(bottom.value, ctx.col) * V(ctx.grid.dzFace[0]);
-            else
-                return a(0);
-        }
-        if (k == n) {
-            if constexpr (isSetValue<Top>)
-                return bcValue<V>(top.value, ctx.col);
-            else if constexpr (isSetGradient<Top>)
-                return a(n - 1) + bcValue<V>(top.value, ctx.col) * V(ctx.grid.dzFace[n]);
-            else
-                return a(n - 1);
+        if constexpr (!Ctx::interior) {
+            uint32_t const n = ctx.grid.n();
+            if (k == 0) {
+                if constexpr (isSetValue<Bottom>)
+                    return bcValue<V>(bottom.value, ctx.col);
+                else if constexpr (isSetGradient<Bottom>)
+                    return a(0) - bcValue<V>(bottom.value, ctx.col) * V(ctx.grid.dzFace[0]);
+                else
+                    return a(0);
+            }
+            if (k == n) {
+                if constexpr (isSetValue<Top>)
+                    return bcValue<V>(top.value, ctx.col);
+                else if constexpr (isSetGradient<Top>)
+                    return a(n - 1) + bcValue<V>(top.value, ctx.col) * V(ctx.grid.dzFace[n]);
+                else
+                    return a(n - 1);
+            }
         }
         V const below = V(ctx.grid.dzCenter[k - 1]), above = V(ctx.grid.dzCenter[k]);
         return (a(k - 1) * above + a(k) * below) / (below + above);
@@ -98,7 +103,7 @@ struct InterpolateF2C {
         return makeStencil(*this, asExpr(x));
     }
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const&, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const&, Level k, A const& a) const {
         using V = decltype(a(0));
         return (a(k) + a(k + 1)) / V(2);
     }
@@ -126,9 +131,11 @@ struct LeftBiasedC2F {
         return makeStencil(*this, asExpr(x));
     }
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, A const& a) const {
         using V = decltype(a(0));
-        if (k == 0) return bcValue<V>(bottom.value, ctx.col);
+        if constexpr (!Ctx::interior) {
+            if (k == 0) return bcValue<V>(bottom.value, ctx.col);
+        }
         return a(k - 1);
     }
 };
@@ -154,9 +161,11 @@ struct RightBiasedC2F {
         return makeStencil(*this, asExpr(x));
     }
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, A const& a) const {
         using V = decltype(a(0));
-        if (k == ctx.grid.n()) return bcValue<V>(top.value, ctx.col);
+        if constexpr (!Ctx::interior) {
+            if (k == ctx.grid.n()) return bcValue<V>(top.value, ctx.col);
+        }
         return a(k);
     }
 };
@@ -174,7 +183,7 @@ struct LeftBiasedF2C {
         return makeStencil(*this, asExpr(x));
     }
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const&, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const&, Level k, A const& a) const {
         return a(k);
     }
 };
@@ -192,7 +201,7 @@ struct RightBiasedF2C {
         return makeStencil(*this, asExpr(x));
     }
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const&, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const&, Level k, A const& a) const {
         return a(k + 1);
     }
 };
@@ -205,20 +214,22 @@ namespace detail {
 // difference to the first center); SetGradient / SetDivergence give the result itself. Shared by GradientC2F and
 // DivergenceC2F, which coincide in a height coordinate.
 template <class Bottom, class Top, class Ctx, class A>
-STRATA_HD auto differenceC2F(Bottom const& bottom, Top const& top, Ctx const& ctx, uint32_t k, A const& a) {
+STRATA_HD auto differenceC2F(Bottom const& bottom, Top const& top, Ctx const& ctx, Level k, A const& a) {
     using V = decltype(a(0));
-    uint32_t const n = ctx.grid.n();
-    if (k == 0) {
-        if constexpr (isSetValue<Bottom>)
-            return (a(0) - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzFace[0]);
-        else
-            return bcValue<V>(bottom.value, ctx.col);
-    }
-    if (k == n) {
-        if constexpr (isSetValue<Top>)
-            return (bcValue<V>(top.value, ctx.col) - a(n - 1)) / V(ctx.grid.dzFace[n]);
-        else
-            return bcValue<V>(top.value, ctx.col);
+    if constexpr (!Ctx::interior) {
+        uint32_t const n = ctx.grid.n();
+        if (k == 0) {
+            if constexpr (isSetValue<Bottom>)
+                return (a(0) - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzFace[0]);
+            else
+                return bcValue<V>(bottom.value, ctx.col);
+        }
+        if (k == n) {
+            if constexpr (isSetValue<Top>)
+                return (bcValue<V>(top.value, ctx.col) - a(n - 1)) / V(ctx.grid.dzFace[n]);
+            else
+                return bcValue<V>(top.value, ctx.col);
+        }
     }
     return (a(k) - a(k - 1)) / V(ctx.grid.dzFace[k]);
 }
@@ -245,7 +256,7 @@ struct GradientC2F {
         return makeStencil(*this, asExpr(x));
     }
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, A const& a) const {
         return detail::differenceC2F(bottom, top, ctx, k, a);
     }
 };
@@ -256,26 +267,28 @@ namespace detail {
 // The F2C difference (a[k+1] - a[k]) / dzCenter[k] with optional boundary conditions: SetValue replaces the boundary
 // face value, Extrapolate copies the result of the neighbouring center. Shared by GradientF2C and DivergenceF2C.
 template <class Bottom, class Top, class Ctx, class A>
-STRATA_HD auto differenceF2C(Bottom const& bottom, Top const& top, Ctx const& ctx, uint32_t k, A const& a) {
+STRATA_HD auto differenceF2C(Bottom const& bottom, Top const& top, Ctx const& ctx, Level k, A const& a) {
     using V = decltype(a(0));
-    uint32_t const n = ctx.grid.n();
-    auto interior = [&](uint32_t c) { return (a(c + 1) - a(c)) / V(ctx.grid.dzCenter[c]); };
-    if (k == 0) {
-        if constexpr (isSetValue<Bottom>) {
-            V upper = a(1);
-            if constexpr (isSetValue<Top>) {
-                if (n == 1) upper = bcValue<V>(top.value, ctx.col);
+    auto interior = [&](Level c) { return (a(c + 1) - a(c)) / V(ctx.grid.dzCenter[c]); };
+    if constexpr (!Ctx::interior) {
+        uint32_t const n = ctx.grid.n();
+        if (k == 0) {
+            if constexpr (isSetValue<Bottom>) {
+                V upper = a(1);
+                if constexpr (isSetValue<Top>) {
+                    if (n == 1) upper = bcValue<V>(top.value, ctx.col);
+                }
+                return (upper - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzCenter[0]);
+            } else if constexpr (isExtrapolate<Bottom>) {
+                if (n > 1) return interior(1);
             }
-            return (upper - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzCenter[0]);
-        } else if constexpr (isExtrapolate<Bottom>) {
-            if (n > 1) return interior(1);
         }
-    }
-    if (k == n - 1) {
-        if constexpr (isSetValue<Top>)
-            return (bcValue<V>(top.value, ctx.col) - a(n - 1)) / V(ctx.grid.dzCenter[k]);
-        else if constexpr (isExtrapolate<Top>) {
-            if (n > 1) return interior(n - 2);
+        if (k == n - 1) {
+            if constexpr (isSetValue<Top>)
+                return (bcValue<V>(top.value, ctx.col) - a(n - 1)) / V(ctx.grid.dzCenter[k]);
+            else if constexpr (isExtrapolate<Top>) {
+                if (n > 1) return interior(n - 2);
+            }
         }
     }
     return interior(k);
@@ -304,7 +317,7 @@ struct GradientF2C {
         return makeStencil(*this, asExpr(x));
     }
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, A const& a) const {
         return detail::differenceF2C(bottom, top, ctx, k, a);
     }
 };
@@ -332,7 +345,7 @@ struct DivergenceF2C {
         return makeStencil(*this, asExpr(x));
     }
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, A const& a) const {
         return detail::differenceF2C(bottom, top, ctx, k, a);
     }
 };
@@ -360,7 +373,7 @@ struct DivergenceC2F {
         return makeStencil(*this, asExpr(x));
     }
     template <class Ctx, class A>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, A const& a) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, A const& a) const {
         return detail::differenceC2F(bottom, top, ctx, k, a);
     }
 };
@@ -396,17 +409,19 @@ struct UpwindBiasedProductC2F {
         return makeStencil(*this, asExpr(w), asExpr(x));
     }
     template <class Ctx, class Wa, class Xa>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, Wa const& w, Xa const& x) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, Wa const& w, Xa const& x) const {
         using V = std::common_type_t<decltype(w(0)), decltype(x(0))>;
-        uint32_t const n = ctx.grid.n();
         V const wk = w(k);
-        if (k == 0) {
-            V const outside = isSetValue<Bottom> ? bcValue<V>(valueOf(bottom), ctx.col) : V(x(0));
-            return detail::upwindProduct<V>(wk, outside, x(0));
-        }
-        if (k == n) {
-            V const outside = isSetValue<Top> ? bcValue<V>(valueOf(top), ctx.col) : V(x(n - 1));
-            return detail::upwindProduct<V>(wk, x(n - 1), outside);
+        if constexpr (!Ctx::interior) {
+            uint32_t const n = ctx.grid.n();
+            if (k == 0) {
+                V const outside = isSetValue<Bottom> ? bcValue<V>(valueOf(bottom), ctx.col) : V(x(0));
+                return detail::upwindProduct<V>(wk, outside, x(0));
+            }
+            if (k == n) {
+                V const outside = isSetValue<Top> ? bcValue<V>(valueOf(top), ctx.col) : V(x(n - 1));
+                return detail::upwindProduct<V>(wk, x(n - 1), outside);
+            }
         }
         return detail::upwindProduct<V>(wk, x(k - 1), x(k));
     }
@@ -455,11 +470,11 @@ struct Upwind3rdOrderBiasedProductC2F {
         return makeStencil(*this, asExpr(w), asExpr(x));
     }
     template <class Ctx, class Wa, class Xa>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, Wa const& w, Xa const& x) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, Wa const& w, Xa const& x) const {
         using V = std::common_type_t<decltype(w(0)), decltype(x(0))>;
         uint32_t const n = ctx.grid.n();
         V const wk = w(k);
-        if (k >= 2 && k + 2 <= n) {
+        if (Ctx::interior || (k >= 2 && k + 2 <= n)) {
             V const xm = x(k - 2), x0 = x(k - 1), xp = x(k), xpp = x(k + 1);
             return (wk * (V(7) * (xp + x0) - (xpp + xm)) - detail::absVal(wk) * (V(3) * (xp - x0) - (xpp - xm))) /
                    V(12);
@@ -523,20 +538,20 @@ struct AdvectionC2C {
         return makeStencil(*this, asExpr(w), asExpr(x));
     }
     template <class Ctx, class Wa, class Xa>
-    STRATA_HD auto apply(Ctx const& ctx, uint32_t k, Wa const& w, Xa const& x) const {
+    STRATA_HD auto apply(Ctx const& ctx, Level k, Wa const& w, Xa const& x) const {
         using V = std::common_type_t<decltype(w(0)), decltype(x(0))>;
         uint32_t const n = ctx.grid.n();
         V const xk = x(k);
         bool haveLower = true, haveUpper = true;
         V lower = V(0), upper = V(0);
-        if (k > 0) {
+        if (Ctx::interior || k > 0) {
             lower = w(k) * (xk - x(k - 1)) / V(ctx.grid.dzFace[k]);
         } else if constexpr (isSetValue<Bottom>) {
             lower = w(0) * (xk - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzFace[0]);
         } else {
             haveLower = false;
         }
-        if (k + 1 < n) {
+        if (Ctx::interior || k + 1 < n) {
             upper = w(k + 1) * (x(k + 1) - xk) / V(ctx.grid.dzFace[k + 1]);
         } else if constexpr (isSetValue<Top>) {
             upper = w(n) * (bcValue<V>(top.value, ctx.col) - xk) / V(ctx.grid.dzFace[n]);

@@ -60,7 +60,8 @@ class SharedSpan<T, false> {
 public:
     using value_type = T;
     STRATA_HD SharedSpan(T* p, uint32_t n) : m_p(p), m_n(n) {}
-    STRATA_HD T& operator[](uint32_t i) const { return m_p[i]; }
+    // A 64-bit index: a level loop indexing with it stays affine for the vectoriser (a 32-bit index might wrap).
+    STRATA_HD T& operator[](std::size_t i) const { return m_p[i]; }
     STRATA_HD uint32_t size() const { return m_n; }
     STRATA_HD T* data() const { return m_p; }
 
@@ -75,9 +76,10 @@ public:
     using value_type = T;
     SharedSpan(T* p, uint32_t n, core::detail::BlockChecker* c, uint32_t worker)
         : m_p(p), m_n(n), m_checker(c), m_worker(worker) {}
-    CheckedRef<T> operator[](uint32_t i) const {
+    CheckedRef<T> operator[](std::size_t i) const {
         if (i >= m_n) {
-            core::detail::checkedOutOfRange(m_checker, i, m_n, m_worker);
+            core::detail::checkedOutOfRange(m_checker, i < UINT32_MAX ? static_cast<uint32_t>(i) : UINT32_MAX, m_n,
+                                            m_worker);
             i = 0; // keep going on valid memory; the launch reports the error
         }
         return CheckedRef<T>(m_p + i, m_checker, m_worker);

@@ -16,7 +16,8 @@
 // Variants, all behind this one signature:
 //   Thomas           LU without pivoting, one worker per column: it walks the column up (elimination) and down (back
 //                    substitution), n - 1 steps each, in a fixed order. Uses a scratch array of one field's size in
-//                    global memory, allocated by the call. The CPU choice: O(n) work, no shared memory, no syncs.
+//                    global memory, kept from call to call (one per host thread and memory space, grown when a call
+//                    needs more). The CPU choice: O(n) work, no shared memory, no syncs.
 //   CyclicReduction  parallel cyclic reduction: one block per column, the workers spread over the levels; the column
 //                    is staged in block shared memory and reduced in ceil(log2 n) steps (any n >= 1, not only powers
 //                    of two), one sync each, alternating between two buffers. O(n log n) work in O(log n) steps: the
@@ -102,6 +103,19 @@ Tridiag chooseTridiag(Backend const& backend, uint32_t levels, Tridiag variant, 
     return variant;
 }
 
+// Thomas's scratch for c': allocating (and zero-filling, on one thread) a field-sized buffer at every call cost as
+// much as the solve itself (docs/performance.md), so it is kept per host thread and memory space and only grows.
+template <class T>
+T* thomasScratch(core::MemSpace space, std::size_t count) {
+    thread_local core::Buffer<T> host, cuda;
+    core::Buffer<T>& buffer = space == core::MemSpace::Cuda ? cuda : host;
+    if (buffer.size() < count) {
+        buffer = core::Buffer<T>(); // release the old one first: the peak is the new size, not the sum
+        buffer = core::Buffer<T>(count, space);
+    }
+    return buffer.device();
+}
+
 template <uint32_t Dom, class Backend, class T>
 void launchCyclicReduction(Backend const& backend, TridiagViews<T> const& views) {
     uint32_t const blocks = std::min(views.x.columns, tridiagMaxGrid);
@@ -132,9 +146,8 @@ Tridiag solveTridiagonal(Backend const& backend, Field<T, Center> const& a, Fiel
     if (columns == 0) return chosen;
     detail::TridiagViews<T> const views{a.view(), b.view(), c.view(), d.view(), x.view()};
     if (chosen == Tridiag::Thomas) {
-        core::Buffer<T> scratch(std::size_t{columns} * x.stride(), Backend::memSpace);
-        threaded::threaded(backend, threaded::independent(columns),
-                           detail::TridiagThomasBody<T>{views, scratch.device()});
+        T* const scratch = detail::thomasScratch<T>(Backend::memSpace, std::size_t{columns} * x.stride());
+        threaded::threaded(backend, threaded::independent(columns), detail::TridiagThomasBody<T>{views, scratch});
     } else if (n <= 32) { // the smallest block domain that covers the column: fewer idle warps on Cuda
         detail::launchCyclicReduction<32>(backend, views);
     } else if (n <= 64) {

@@ -23,7 +23,7 @@ struct CountingLeaf : LeafBase<CountingLeaf> {
     std::atomic<uint32_t>* counts; // columns x levels
 
     template <class Ctx>
-    double eval(Ctx const& ctx, uint32_t k) const {
+    double eval(Ctx const& ctx, Level k) const {
         counts[ctx.col * field.levels + k].fetch_add(1, std::memory_order_relaxed);
         return field.data[ctx.col * field.stride + k];
     }
