@@ -2,11 +2,14 @@
 #
 # Bit-for-bit results between engines and backends need a fixed floating-point contract: no contraction of a*b+c into
 # an FMA in one code path and not in another. GCC/Clang get -ffp-contract=off, nvcc --fmad=false.
+# STRATA_NATIVE adds -march=native to host C++ (AVX2/AVX-512 vectors where the CPU has them): -ffp-contract=off still
+# forbids FMA contraction, and vector +, -, *, / round exactly like scalar ones, so results keep their bits.
 add_library(strata_options INTERFACE)
 target_include_directories(strata_options INTERFACE ${PROJECT_SOURCE_DIR})
 target_compile_options(strata_options INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -ffp-contract=off>
   $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${STRATA_WERROR}>>:-Werror>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${STRATA_NATIVE}>>:-march=native>
   $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --fmad=false -Xcompiler=-Wall,-Wextra,-ffp-contract=off>
   $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${STRATA_WERROR}>>:-Werror=all-warnings -Xcompiler=-Werror>
   $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${STRATA_PTXAS_VERBOSE}>>:-Xptxas=-v>)

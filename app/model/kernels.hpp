@@ -2,7 +2,8 @@
 // They are functor structs, not lambdas, so that nvcc compiles the same code for the Cuda backend.
 #pragma once
 
-#include "core/threaded.hpp"
+#include "core/lockstep.hpp"
+#include "operators/engine.hpp"
 #include "operators/field.hpp"
 
 #include <cmath>
@@ -11,18 +12,40 @@
 namespace strata::app {
 
 namespace detail {
-template <class F>
-struct PointBody {
-    F f;
-    uint32_t levels;
-    STRATA_HD void operator()(uint32_t p) const { f(p / levels, p % levels); }
+// Whole columns per block, as in the engines' Direct kernel: no division per point to find (column, level), and on
+// the one-worker CPU backends a plain loop over a column's levels, which the compiler vectorises.
+struct PointKernel {
+    static constexpr uint32_t blockDomSize = 256;
+    static constexpr uint32_t maxGrid = 65535;
+    STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) { return (blockDomSize + levels - 1) / levels; }
+
+    template <class W, class F>
+    STRATA_HD void operator()(W const& worker, F const& f, uint32_t columns, uint32_t levels) const {
+        uint32_t const perBlock = columnsPerBlock(levels);
+        for (uint32_t b = worker.blockDomIdx(); b * perBlock < columns; b += worker.gridDomSize()) {
+            uint32_t const col0 = b * perBlock;
+            uint32_t const ncols = columns - col0 < perBlock ? columns - col0 : perBlock;
+            if constexpr (ops::detail::oneWorker<W>) {
+                for (uint32_t c = 0; c < ncols; ++c)
+                    for (uint32_t k = 0; k < levels; ++k)
+                        f(col0 + c, k);
+            } else {
+                lockstep::forEachInRange2D(worker, ncols, levels, [&](uint32_t c, uint32_t k) { f(col0 + c, k); });
+            }
+        }
+    }
 };
 } // namespace detail
 
 // f(col, k) for every level of every column (levels of the staggering of the field it is given for).
 template <class Backend, class F>
 void forEachPoint(Backend const& backend, uint32_t columns, uint32_t levels, F const& f) {
-    threaded::threaded(backend, threaded::independent(columns * levels), detail::PointBody<F>{f, levels});
+    if (columns == 0 || levels == 0) return;
+    uint32_t const perBlock = detail::PointKernel::columnsPerBlock(levels);
+    uint32_t const blocks = (columns + perBlock - 1) / perBlock;
+    lockstep::launch(backend,
+                     lockstep::config(blocks < detail::PointKernel::maxGrid ? blocks : detail::PointKernel::maxGrid),
+                     detail::PointKernel{}, f, columns, levels);
 }
 
 using CenterView = ops::FieldView<double, ops::Center>;

@@ -374,11 +374,11 @@ struct HeldSuarezTendency {
     CenterView tend;
     CenterConst T, p;
     FaceConst pFace;
-    double const* latitude;
+    double const* sinLat; // per column: sin and cos of the latitude, computed once (not at every level and step)
+    double const* cosLat;
     HeldSuarezConfig cfg;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
-        double const phi = latitude[c] * 3.14159265358979323846 / 180.0;
-        double const s = sin(phi), co = cos(phi);
+        double const s = sinLat[c], co = cosLat[c];
         double const pr = p(c, k) / cfg.p0;
         double teq = (cfg.tMax - cfg.deltaTy * s * s - cfg.deltaThetaZ * log(pr) * co * co) * pow(pr, constants::kappa);
         teq = teq > cfg.tMin ? teq : cfg.tMin;
@@ -393,7 +393,16 @@ template <class Backend>
 class HeldSuarez : public Process<Backend> {
 public:
     HeldSuarez(HeldSuarezConfig const& cfg, State& s)
-        : m_cfg(cfg), m_heat(s.grid, s.columns, s.space), m_column(s.columns, s.space) {}
+        : m_cfg(cfg), m_heat(s.grid, s.columns, s.space), m_column(s.columns, s.space), m_sinLat(s.columns, s.space),
+          m_cosLat(s.columns, s.space) {
+        for (uint32_t c = 0; c < s.columns; ++c) {
+            double const phi = s.latitude.host()[c] * 3.14159265358979323846 / 180.0;
+            m_sinLat.host()[c] = std::sin(phi);
+            m_cosLat.host()[c] = std::cos(phi);
+        }
+        m_sinLat.toDevice();
+        m_cosLat.toDevice();
+    }
 
     std::string name() const override { return "held_suarez"; }
     std::vector<FieldDecl> fields() const override {
@@ -404,7 +413,7 @@ public:
         State& s = ctx.state;
         forEachPoint(ctx.backend, s.columns, s.scratch.levels(),
                      HeldSuarezTendency{s.scratch.view(), std::as_const(u.T).view(), std::as_const(s.p).view(),
-                                        std::as_const(s.pFace).view(), s.latitude.device(), m_cfg});
+                                        std::as_const(s.pFace).view(), m_sinLat.device(), m_cosLat.device(), m_cfg});
         detail::accumulate(ctx.backend, t.T, s.scratch);
         // A heat source: its integral cp sum(rho dT/dt / exner dz), weighted by the stage, goes into the budget.
         ops::evaluate(ctx.backend, m_heat, s.rho * s.scratch / s.exner, ops::Engine::Direct);
@@ -418,6 +427,7 @@ private:
     HeldSuarezConfig m_cfg;
     CenterField m_heat;
     core::Buffer<double> m_column;
+    core::Buffer<double> m_sinLat, m_cosLat;
 };
 
 } // namespace strata::app
