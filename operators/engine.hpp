@@ -101,7 +101,8 @@ STRATA_HD void forEachColumnLevel(W const& worker, bool split, uint32_t ncols, u
     constexpr auto reach = static_cast<uint32_t>(Reach);
     auto const clamp = [len](uint32_t v) { return v < len ? v : len; };
     // interior: first + i >= reach and first + i + reach < levels
-    uint32_t const lo = clamp(first < reach ? reach - first : 0u);
+    uint32_t lo = 0; // (a tree of depth 0 has reach 0, and nvcc warns about `first < 0u`)
+    if constexpr (Reach > 0) lo = clamp(first < reach ? reach - first : 0u);
     uint32_t const hi = split && levels > first + reach ? clamp(levels - reach - first) : 0u;
     if constexpr (oneWorker<W>) {
         (void)worker;
