@@ -87,9 +87,10 @@ inline constexpr uint32_t maxGrid = 65535;
 
 // The CPU backends run a block with one worker: the kernels walk columns and levels in plain nested loops, which the
 // compiler optimises better than forEachInRange2D's single loop with a wrap test per element.
+template <class Backend>
+inline constexpr bool oneWorkerBackend = std::is_same_v<Backend, core::Serial> || std::is_same_v<Backend, core::OpenMP>;
 template <class W>
-inline constexpr bool oneWorker =
-    std::is_same_v<typename W::BackendType, core::Serial> || std::is_same_v<typename W::BackendType, core::OpenMP>;
+inline constexpr bool oneWorker = oneWorkerBackend<typename W::BackendType>;
 
 // f(c, i, std::bool_constant<interior>) for c < ncols, i < len, where level first + i is interior when it lies at
 // least Reach levels from both ends of a staggering with `levels` levels. With one worker per block, plain nested loops
@@ -143,6 +144,7 @@ template <class W, bool Interior>
 struct ShmemCtx {
     static constexpr bool shmem = true;
     static constexpr bool interior = Interior;
+    static constexpr bool stageStencilFree = !oneWorker<W>; // see stagedArg (stencil_node.hpp)
     GridView grid;
     uint32_t col;
     uint32_t k0;
@@ -157,6 +159,7 @@ struct ShmemCtx {
 
 template <class W>
 struct BlockState {
+    static constexpr bool stageStencilFree = !oneWorker<W>;
     W const* worker;
     GridView grid;
     uint32_t col0, ncols, k0, k1;
@@ -243,9 +246,10 @@ private:
 };
 
 template <class E>
-uint32_t sharedBytesPerColumn(E expr, uint32_t tileLevels, uint32_t* buffers = nullptr) {
+uint32_t sharedBytesPerColumn(E expr, bool stageStencilFree, uint32_t tileLevels, uint32_t* buffers = nullptr) {
     PlanState p;
     p.tileLen = tileLevels;
+    p.stageStencilFree = stageStencilFree;
     expr.plan(p, 0, 0);
     if (buffers) *buffers = p.buffers;
     return (p.bytes + 15u) / 16u * 16u;
@@ -266,6 +270,7 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
     std::size_t limit = options.sharedLimitBytes;
     if constexpr (detail::isGpu<Backend>) limit = std::min(limit, core::sharedMemoryPerBlock(backend));
 
+    constexpr bool stageStencilFree = !detail::oneWorkerBackend<Backend>;
     bool wantShmem = engine == Engine::Shmem;
     if (engine == Engine::Auto) wantShmem = E::depth >= 2 || (detail::isGpu<Backend> && E::depth >= 1);
     if (E::depth == 0) wantShmem = false; // nothing to stage
@@ -273,7 +278,7 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
     if (wantShmem) {
         uint32_t tile = levels;
         if (options.maxTileLevels > 0) tile = std::min(tile, options.maxTileLevels);
-        auto fits = [&](uint32_t t) { return detail::sharedBytesPerColumn(expr, t) <= limit; };
+        auto fits = [&](uint32_t t) { return detail::sharedBytesPerColumn(expr, stageStencilFree, t) <= limit; };
         if (!fits(tile)) {
             uint32_t lo = 0, hi = tile; // largest t in [1, tile] that fits, by bisection (bytes grow with t)
             while (hi - lo > 1) {
@@ -285,7 +290,7 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
         if (tile == 0) {
             if (engine == Engine::Shmem) {
                 std::ostringstream msg;
-                msg << "the expression needs " << detail::sharedBytesPerColumn(expr, 1)
+                msg << "the expression needs " << detail::sharedBytesPerColumn(expr, stageStencilFree, 1)
                     << " bytes of shared memory for a single level";
                 throw Error(msg.str(), "evaluate (Shmem engine)",
                             "at most " + std::to_string(limit) + " bytes (EngineOptions::sharedLimitBytes)");
@@ -293,7 +298,7 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
             wantShmem = false;
         } else {
             uint32_t buffers = 0;
-            uint32_t const perColumn = detail::sharedBytesPerColumn(expr, tile, &buffers);
+            uint32_t const perColumn = detail::sharedBytesPerColumn(expr, stageStencilFree, tile, &buffers);
             uint32_t cpb = std::max<uint32_t>(1, detail::engineBlockDomSize / tile);
             if (perColumn > 0) cpb = std::min<uint32_t>(cpb, static_cast<uint32_t>(limit / perColumn));
             cpb = std::max<uint32_t>(1, std::min(cpb, columns));
@@ -308,6 +313,7 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
             plan.blocks = std::min(tasks, detail::maxGrid);
             PlanState p;
             p.tileLen = tile;
+            p.stageStencilFree = stageStencilFree;
             expr.plan(p, 0, 0); // the real layout, kept in the expression the kernel receives
         }
     }

@@ -30,9 +30,10 @@ struct BufferInfo {
     int32_t hi = 0;        // last level = tile end - 1 + hi
 };
 
-// What `plan` needs: the tile length and a running byte offset.
+// What `plan` needs: the tile length, whether stencil-free arguments get buffers, and a running byte offset.
 struct PlanState {
     uint32_t tileLen = 0;
+    bool stageStencilFree = true;
     uint32_t bytes = 0;
     uint32_t buffers = 0;
     uint32_t allocate(uint32_t valueBytes, uint32_t count) {
@@ -57,6 +58,24 @@ constexpr int stencilReach(std::index_sequence<I...>) {
 
 template <class A>
 inline constexpr bool isBuffered = !std::is_same_v<typename A::Stagger, AnyStagger>;
+
+// Whether the Shmem engine gives argument A a buffer. An argument without stencils (depth 0: a field, or pointwise math
+// on fields) is staged only where `stencilFree` says so: on a GPU (and on the checking Threads backend, which models
+// one) a buffer saves re-reading global memory; on the one-worker CPU backends the re-read hits the cache, and copying
+// the values into a buffer first costs a pass over the column (measured: docs/performance.md).
+template <class A>
+constexpr bool stagedArg(bool stencilFree) {
+    return isBuffered<A> && (A::depth > 0 || stencilFree);
+}
+
+// Whether, in context Ctx, argument A comes from its Shmem buffer (else it is evaluated where it is used).
+template <class A, class Ctx>
+constexpr bool readsBuffer() {
+    if constexpr (Ctx::shmem)
+        return stagedArg<A>(Ctx::stageStencilFree);
+    else
+        return false;
+}
 
 template <class Op, class... Args>
 struct StencilNode : ExprTag {
@@ -83,7 +102,7 @@ struct StencilNode : ExprTag {
     STRATA_HD auto arg(Ctx const& ctx, Level kk) const {
         using A = detail::PackElement<I, Args...>;
         using V = typename A::Value;
-        if constexpr (Ctx::shmem && isBuffered<A>) {
+        if constexpr (readsBuffer<A, Ctx>()) {
             BufferInfo const& b = buf[I];
             int32_t const start = static_cast<int32_t>(ctx.k0) + b.lo;
             uint32_t const first = start > 0 ? static_cast<uint32_t>(start) : 0u;
@@ -140,8 +159,12 @@ private:
         constexpr Footprint fp = Op::template footprint<I>();
         int32_t const argLo = lo + fp.lo, argHi = hi + fp.hi;
         if constexpr (isBuffered<A>) {
-            auto const capacity = static_cast<uint32_t>(static_cast<int32_t>(p.tileLen) + argHi - argLo);
-            buf[I] = BufferInfo{p.allocate(sizeof(typename A::Value), capacity), capacity, argLo, argHi};
+            if (A::depth == 0 && !p.stageStencilFree) {
+                buf[I] = BufferInfo{}; // read where used (see stagedArg)
+            } else {
+                auto const capacity = static_cast<uint32_t>(static_cast<int32_t>(p.tileLen) + argHi - argLo);
+                buf[I] = BufferInfo{p.allocate(sizeof(typename A::Value), capacity), capacity, argLo, argHi};
+            }
         }
         detail::get<I>(args).plan(p, argLo, argHi);
     }
@@ -153,7 +176,7 @@ private:
     template <std::size_t I, class B>
     STRATA_HD void stageArg(B const& b) const {
         using A = detail::PackElement<I, Args...>;
-        if constexpr (isBuffered<A>) {
+        if constexpr (stagedArg<A>(B::stageStencilFree)) {
             using V = typename A::Value;
             BufferInfo const info = buf[I];
             auto const levels = static_cast<int32_t>(A::Stagger::levels(b.grid.n()));

@@ -100,6 +100,41 @@ TEST_CASE("read counts: Shmem reads each leaf element once per column, Direct ma
     }
 }
 
+TEST_CASE("read counts: on Serial and OpenMP, Shmem reads stencil-free arguments where they are used",
+          "[operators][reads]") {
+    // The one-worker CPU backends stage only arguments that contain stencils: a face of interp(K) * grad(theta) is
+    // computed once (into a buffer), reading K and theta where it is computed. An interior center j is read by faces
+    // j and j + 1: 2 reads, against 1 when leaves are staged too (Threads, Cuda) and 4 with Direct.
+    uint32_t const n = 40, columns = 3;
+    auto grid = std::make_shared<Grid const>(Grid::uniform(n, 4000.0));
+    Counted theta(grid, columns), kappa(grid, columns);
+    Field<double, Center> out(grid, columns, core::MemSpace::Host);
+    auto const grad = GradientC2F{SetValue{300.0}, SetGradient{0.0}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+    auto const diffusion = div(interp(kappa.leaf()) * grad(theta.leaf()));
+    auto const biharmonic = div(grad(div(grad(theta.leaf()))));
+
+    auto run = [&](auto const& backend) {
+        theta.reset();
+        kappa.reset();
+        evaluate(backend, out, diffusion, Engine::Shmem);
+        for (uint32_t c = 0; c < columns; ++c)
+            for (uint32_t k = 1; k + 1 < n; ++k) {
+                INFO("column " << c << " level " << k);
+                REQUIRE(theta.at(c, k) == 2);
+                REQUIRE(kappa.at(c, k) == 2);
+            }
+        theta.reset();
+        evaluate(backend, out, biharmonic, Engine::Shmem); // the inner grad(theta) is staged: 2 reads, not 16
+        for (uint32_t c = 0; c < columns; ++c)
+            for (uint32_t k = 1; k + 1 < n; ++k)
+                REQUIRE(theta.at(c, k) == 2);
+    };
+    SECTION("Serial") { run(core::Serial{}); }
+    SECTION("OpenMP") { run(core::OpenMP{}); }
+}
+
 TEST_CASE("read counts: tiled Shmem re-reads only the halos", "[operators][reads]") {
     uint32_t const n = 1000, columns = 2, tile = 64;
     auto grid = std::make_shared<Grid const>(Grid::uniform(n, 20000.0));
@@ -108,7 +143,7 @@ TEST_CASE("read counts: tiled Shmem re-reads only the halos", "[operators][reads
     auto const grad = GradientC2F{SetValue{300.0}, SetValue{250.0}};
     auto const div = DivergenceF2C{};
     EvalPlan const plan =
-        evaluate(core::Serial{}, out, div(grad(theta.leaf())), Engine::Shmem, EngineOptions{48 * 1024, tile});
+        evaluate(core::Threads{1, true}, out, div(grad(theta.leaf())), Engine::Shmem, EngineOptions{48 * 1024, tile});
     REQUIRE(plan.tiles == (n + tile - 1) / tile);
     // div's footprint reaches levels -1..+2 around a tile (faces), grad's -1..0 around that: a halo of a few levels
     // on each side of every tile boundary. Everything is read at least once, at most twice, and the extra reads are
