@@ -63,19 +63,15 @@ inline constexpr bool isBuffered = !std::is_same_v<typename A::Stagger, AnyStagg
 // on fields) is staged only where `stencilFree` says so: on a GPU (and on the checking Threads backend, which models
 // one) a buffer saves re-reading global memory; on the one-worker CPU backends the re-read hits the cache, and copying
 // the values into a buffer first costs a pass over the column (measured: docs/performance.md).
-template <class A>
-constexpr bool stagedArg(bool stencilFree) {
-    return isBuffered<A> && (A::depth > 0 || stencilFree);
-}
+// (Variable templates, not constexpr functions: nvcc does not let device code call host constexpr functions.)
+template <class A, bool StageStencilFree>
+inline constexpr bool stagedArg = isBuffered<A> && (A::depth > 0 || StageStencilFree);
 
 // Whether, in context Ctx, argument A comes from its Shmem buffer (else it is evaluated where it is used).
+template <class A, class Ctx, bool Shmem = Ctx::shmem>
+inline constexpr bool readsBuffer = false;
 template <class A, class Ctx>
-constexpr bool readsBuffer() {
-    if constexpr (Ctx::shmem)
-        return stagedArg<A>(Ctx::stageStencilFree);
-    else
-        return false;
-}
+inline constexpr bool readsBuffer<A, Ctx, true> = stagedArg<A, Ctx::stageStencilFree>;
 
 template <class Op, class... Args>
 struct StencilNode : ExprTag {
@@ -102,7 +98,7 @@ struct StencilNode : ExprTag {
     STRATA_HD auto arg(Ctx const& ctx, Level kk) const {
         using A = detail::PackElement<I, Args...>;
         using V = typename A::Value;
-        if constexpr (readsBuffer<A, Ctx>()) {
+        if constexpr (readsBuffer<A, Ctx>) {
             BufferInfo const& b = buf[I];
             int32_t const start = static_cast<int32_t>(ctx.k0) + b.lo;
             uint32_t const first = start > 0 ? static_cast<uint32_t>(start) : 0u;
@@ -176,7 +172,7 @@ private:
     template <std::size_t I, class B>
     STRATA_HD void stageArg(B const& b) const {
         using A = detail::PackElement<I, Args...>;
-        if constexpr (stagedArg<A>(B::stageStencilFree)) {
+        if constexpr (stagedArg<A, B::stageStencilFree>) {
             using V = typename A::Value;
             BufferInfo const info = buf[I];
             auto const levels = static_cast<int32_t>(A::Stagger::levels(b.grid.n()));
