@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace strata::threaded {
 
@@ -109,11 +110,20 @@ struct IndependentKernel {
 
     template <class TWorker>
     STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count) const {
+        using Backend = typename TWorker::BackendType;
         for (uint32_t b = worker.blockDomIdx(); b * blockDomSize < count; b += worker.gridDomSize()) {
-            lockstep::makeForEach(worker)([&](uint32_t i) {
-                uint32_t const k = b * blockDomSize + i;
-                if (k < count) body(k);
-            });
+            uint32_t const first = b * blockDomSize;
+            uint32_t const valid = count - first < blockDomSize ? count - first : blockDomSize;
+            if constexpr (std::is_same_v<Backend, core::Serial> || std::is_same_v<Backend, core::OpenMP>) {
+                // One worker per block: a plain loop without a bounds test per element (measured on the lockstep
+                // triad: 40-70 % of the plain loop's bandwidth with the test, docs/performance.md).
+                for (uint32_t i = 0; i < valid; ++i)
+                    body(first + i);
+            } else {
+                lockstep::makeForEach(worker)([&](uint32_t i) {
+                    if (i < valid) body(first + i);
+                });
+            }
         }
     }
 };
