@@ -12,8 +12,8 @@
 //              writes global memory): 3 n shared reads per point, n + 1 syncs (the limit of the two-level idea)
 //
 // All forms evaluate the same arithmetic in the same order (a staged D^k value is the very value the recursion
-// computes), so their results are identical bit for bit; the tests check naive, shared and two-level on every backend
-// (tests/core/test_nth_derivative.cpp), strata-bench checks every form against two-level. n is a template
+// computes), so their results are identical bit for bit; the tests check all four on every CPU backend
+// (tests/core/test_nth_derivative.cpp), and strata-bench checks every form against two-level. n is a template
 // parameter (the recursion unrolls at compile time, and nvcc needs no stack for it); `runNthDerivative` dispatches
 // n = 0..10 at run time on the CPU backends, 0..8 on Cuda (naive n = 10 is 3^10 = 59049 reads per point: seconds on
 // a CPU core).
