@@ -25,13 +25,9 @@ struct PointKernel {
         for (uint32_t b = worker.blockDomIdx(); b * perBlock < columns; b += worker.gridDomSize()) {
             uint32_t const col0 = b * perBlock;
             uint32_t const ncols = columns - col0 < perBlock ? columns - col0 : perBlock;
-            if constexpr (ops::detail::oneWorker<W>) {
-                for (uint32_t c = 0; c < ncols; ++c)
-                    for (uint32_t k = 0; k < levels; ++k)
-                        f(col0 + c, k);
-            } else {
-                lockstep::forEachInRange2D(worker, ncols, levels, [&](uint32_t c, uint32_t k) { f(col0 + c, k); });
-            }
+            // The engines' column walk (plain nested loops on one-worker backends); pointwise: no interior split.
+            ops::detail::forEachColumnLevel<0>(worker, false, ncols, 0u, levels, levels,
+                                               [&](uint32_t c, uint32_t k, auto) { f(col0 + c, k); });
         }
     }
 };
