@@ -439,10 +439,15 @@ template <class B, class T>
 UpwindBiasedProductC2F(B, T) -> UpwindBiasedProductC2F<B, T>;
 
 // Third-order upwind-biased product (ClimaCore's form, uniform-grid weights) on faces 2 .. n-2:
-//   (w (7 (x[k] + x[k-1]) - (x[k+1] + x[k-2])) - |w| (3 (x[k] - x[k-1]) - (x[k+1] - x[k-2]))) / 12.
+//   (w (7 (x[k] + x[k-1]) - (x[k+1] + x[k-2])) - |w| (3 (x[k] - x[k-1]) - (x[k+1] - x[k-2]))) / 12,
+// the Wicker-Skamarock flux: the face value of the reconstruction from CELL AVERAGES x (fourth-order centered part,
+// third-order upwind term).
 // Faces 0, 1, n-1 and n lack a point and use the boundary condition: FirstOrderOneSided is the first-order upwind
-// product (w x[0] at the boundary face itself); ThirdOrderOneSided uses three-point one-sided interpolation
-// (third order; needs n >= 3, first order otherwise).
+// product (w x[0] at the boundary face itself); ThirdOrderOneSided (needs n >= 3, first order otherwise) is the
+// face value of the quadratic whose averages over the three cells next to the boundary are x[0], x[1], x[2], as the
+// interior is (third order on cell averages, for both signs of w: there is no cell beyond the boundary to upwind
+// from): face 0 w (11 x[0] - 7 x[1] + 2 x[2]) / 6, face 1 w (2 x[0] + 5 x[1] - x[2]) / 6, faces n and n-1 the mirror
+// image (x counted down from x[n-1]).
 template <class Bottom = NoBC, class Top = NoBC>
 struct Upwind3rdOrderBiasedProductC2F {
     using Out = Face;
@@ -489,21 +494,21 @@ struct Upwind3rdOrderBiasedProductC2F {
 private:
     // The one-sided stencil at distance d (0: the boundary face, 1: the next face) from a boundary, with x indexed
     // from that boundary inwards; `mirrored` says the inward direction is downwards (the top), which flips which
-    // side is upwind.
+    // side is upwind for the first-order closure.
+    // ThirdOrderOneSided: with P the primitive of the reconstruction, P(0) = 0, P(h) = x0 h, P(2h) = (x0 + x1) h,
+    // P(3h) = (x0 + x1 + x2) h (cells of width h from the boundary face), the cubic through these four points has
+    // P'(0) = (11 x0 - 7 x1 + 2 x2) / 6 and P'(h) = (2 x0 + 5 x1 - x2) / 6: exact when x holds the cell averages of
+    // a quadratic, so third order on cell averages (the sums of the weights are 1: constants are reproduced).
     template <class B, class V, class Xa>
     STRATA_HD static V boundary(V wk, uint32_t d, uint32_t n, Xa const& x, bool mirrored) {
-        V const wIn = mirrored ? -wk : wk; // > 0: the flow comes from outside the column (or the boundary side)
         if (d == 0) {
             if constexpr (isThirdOrderOneSided<B>) {
-                if (n >= 3) return wk * ((V(15) * x(0) - V(10) * x(1) + V(3) * x(2)) / V(8));
+                if (n >= 3) return wk * ((V(11) * x(0) - V(7) * x(1) + V(2) * x(2)) / V(6));
             }
             return wk * V(x(0));
         }
         if constexpr (isThirdOrderOneSided<B>) {
-            if (n >= 3) {
-                if (wIn > V(0)) return wk * ((V(3) * x(0) + V(6) * x(1) - x(2)) / V(8));
-                return wk * ((V(2) * x(0) + V(5) * x(1) - x(2)) / V(6));
-            }
+            if (n >= 3) return wk * ((V(2) * x(0) + V(5) * x(1) - x(2)) / V(6));
         }
         V const xOut = x(0), xIn = x(1);
         return mirrored ? detail::upwindProduct<V>(wk, xIn, xOut) : detail::upwindProduct<V>(wk, xOut, xIn);

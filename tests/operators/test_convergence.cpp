@@ -497,6 +497,97 @@ TEST_CASE("third-order upwind product converges at its orders", "[operators][con
     }
 }
 
+namespace {
+// Max-norm errors of a Face result (over all columns), at every face and split by position: the boundary faces 0, 1,
+// n-1 and n one by one, the interior faces 2..n-2 together.
+struct FaceErrors {
+    double all = 0.0, interior = 0.0;
+    std::array<double, 4> edge{}; // faces 0, 1, n-1, n
+};
+constexpr std::array<char const*, 4> edgeNames = {"face 0", "face 1", "face n-1", "face n"};
+
+template <class Exact>
+FaceErrors faceErrors(Field<double, Face> const& f, Exact const& exact) {
+    auto const& z = f.grid().faces();
+    uint32_t const n = f.levels() - 1;
+    FaceErrors e;
+    for (uint32_t c = 0; c < f.columns(); ++c) {
+        for (uint32_t k = 0; k <= n; ++k) {
+            double const err = std::fabs(f.at(c, k) - exact(c, z[k]));
+            e.all = std::max(e.all, err);
+            if (k >= 2 && k + 2 <= n) e.interior = std::max(e.interior, err);
+            if (k == 0) e.edge[0] = std::max(e.edge[0], err);
+            if (k == 1) e.edge[1] = std::max(e.edge[1], err);
+            if (k == n - 1) e.edge[2] = std::max(e.edge[2], err);
+            if (k == n) e.edge[3] = std::max(e.edge[3], err);
+        }
+    }
+    return e;
+}
+} // namespace
+
+// The order at every face, boundary faces included, of the third-order product of CELL AVERAGES (the form the
+// interior stencil is built for), in the max norm over all faces and at each boundary face on its own.
+// Expected on the uniform grid:
+//   * faces 2..n-2: 3 (the Wicker-Skamarock face value: a fourth-order centered part plus the upwind term
+//     |w| (3 (x[k] - x[k-1]) - (x[k+1] - x[k-2])) / 12 = O(h^3));
+//   * faces 0, 1, n-1, n with ThirdOrderOneSided: 3 (the face values of the quadratic whose cell averages are the
+//     three cells next to the boundary, (11, -7, 2) / 6 and (2, 5, -1) / 6, exact for the averages of a parabola).
+//     The earlier point-value closures, (15, -10, 3) / 8 at faces 0 and n and (3, 6, -1) / 8 at faces 1 and n-1 with
+//     the flow entering from the boundary side, are x + h^2 x'' / 24 + O(h^3) on cell averages (the averages are the
+//     point values plus h^2 x'' / 24 and their weights add up to 1): second order, which this test catches;
+//   * all faces (max norm): 3.
+// On the stretched grid the weights stay the uniform ones: printed, asserted >= 1 only.
+TEST_CASE("third-order upwind product of cell averages: the order at every face", "[operators][convergence]") {
+    using Third = Upwind3rdOrderBiasedProductC2F<ThirdOrderOneSided, ThirdOrderOneSided>;
+    struct Velocity {
+        char const* name;
+        double (*w)(uint32_t, double);
+    };
+    std::array<Velocity, 3> const velocities = {{{"w > 0 const", wPos}, {"w < 0 const", wNeg}, {"w(z) +/-", wVar}}};
+    std::printf("\nUpwind3rdOrderBiasedProductC2F (ThirdOrderOneSided x2) of cell averages <x>: max-norm error and "
+                "order (last refinement %u -> %u) at every face\n",
+                kCells[kCells.size() - 2], kCells.back());
+    std::printf("%-9s %-12s %-10s", "grid", "velocity", "faces");
+    for (uint32_t n : kCells)
+        std::printf("      e%-3u", n);
+    std::printf(" %6s %6s\n", "order", "expect");
+    for (GridKind g : kGrids) {
+        bool const uniform = g == GridKind::Uniform;
+        for (Velocity const& v : velocities) {
+            std::vector<FaceErrors> errs;
+            for (uint32_t n : kCells) {
+                auto const grid = makeGrid(g, n);
+                auto const w = sample<Face>(grid, v.w);
+                auto const x = cellAverages(grid);
+                auto const expr = Third{}(w, x);
+                Field<double, Face> direct(grid, kCols, core::MemSpace::Host), shmem(grid, kCols, core::MemSpace::Host);
+                evaluate(core::Serial{}, direct, expr, Engine::Direct);
+                evaluate(core::Threads{4, true}, shmem, expr, Engine::Shmem);
+                CHECK(sameBits(direct, shmem));
+                errs.push_back(faceErrors(direct, [&](uint32_t c, double z) { return v.w(c, z) * xVal(c, z); }));
+            }
+            auto const report = [&](char const* faces, auto const& pick) {
+                std::size_t const m = errs.size();
+                for (FaceErrors const& e : errs)
+                    REQUIRE(std::isfinite(pick(e)));
+                double const order = std::log2(pick(errs[m - 2]) / pick(errs[m - 1]));
+                std::printf("%-9s %-12s %-10s", gridName(g), v.name, faces);
+                for (FaceErrors const& e : errs)
+                    std::printf(" %9.3e", pick(e));
+                std::printf(" %6.2f %6s\n", order, uniform ? "3.0" : ">= 1");
+                INFO(gridName(g) << " grid, " << v.name << ", " << faces << ": order " << order);
+                REQUIRE(order >= (uniform ? 3.0 - 0.2 : 1.0));
+            };
+            report("all", [](FaceErrors const& e) { return e.all; });
+            report("2..n-2", [](FaceErrors const& e) { return e.interior; });
+            for (std::size_t b = 0; b < 4; ++b)
+                report(edgeNames[b], [b](FaceErrors const& e) { return e.edge[b]; });
+        }
+    }
+    std::fflush(stdout);
+}
+
 TEST_CASE("advection converges at second order in the interior", "[operators][convergence]") {
     auto const exactAdvection = [](uint32_t c, double z) { return wVar(c, z) * xDer(c, z); };
     Levels const interior{1, 1}; // centers 1..n-2
@@ -626,8 +717,9 @@ TEST_CASE("operators are exact on linear profiles", "[operators][convergence]") 
         requireExact("LeftBiasedC2F of a constant", onFaces, [](uint32_t c, double) { return 1.0 + c; });
 
         if (gi == 0) {
-            // Uniform grid: the third-order product is exact for linear x on every face with ThirdOrderOneSided
-            // (quadratic one-sided interpolation at the boundaries), and for a parabola its interior faces give
+            // Uniform grid: the third-order product is exact for linear x on every face with ThirdOrderOneSided (a
+            // linear profile's cell averages are its center values, and every stencil reproduces the face values of
+            // a quadratic from its cell averages), and for a parabola its interior faces give
             // w (z^2 - h^2 / 12) = w (x - h^2 x'' / 24): point values converge at second order (see the top).
             evaluate(serial, onFaces, Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided{}, ThirdOrderOneSided{}}(wf, x),
                      Engine::Direct);
@@ -641,6 +733,19 @@ TEST_CASE("operators are exact on linear profiles", "[operators][convergence]") 
             requireExact(
                 "Upwind3rdOrderBiasedProductC2F of z^2 (interior faces)", onFaces,
                 [&](uint32_t c, double z) { return wLin(c, z) * (z * z - h * h / 12.0); }, Levels{2, 2});
+            // The cell averages of z^2, (zf[k+1]^3 - zf[k]^3) / (3 dz): every face, boundary closures included, gives
+            // w z^2 exactly (the point-value closures (15, -10, 3) / 8 and (3, 6, -1) / 8 gave w (z^2 + h^2 / 12)).
+            auto const& zf = grid->faces();
+            Field<double, Center> parabolaAverages(grid, kCols, core::MemSpace::Host);
+            for (uint32_t c = 0; c < kCols; ++c)
+                for (uint32_t k = 0; k < 17; ++k)
+                    parabolaAverages.at(c, k) =
+                        (zf[k + 1] * zf[k + 1] * zf[k + 1] - zf[k] * zf[k] * zf[k]) / (3.0 * grid->dzCenter()[k]);
+            evaluate(serial, onFaces,
+                     Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided{}, ThirdOrderOneSided{}}(wf, parabolaAverages),
+                     Engine::Direct);
+            requireExact("Upwind3rdOrderBiasedProductC2F of the cell averages of z^2 (every face)", onFaces,
+                         [&](uint32_t c, double z) { return wLin(c, z) * z * z; });
         }
     }
 }
