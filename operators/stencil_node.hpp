@@ -44,8 +44,8 @@ struct PlanState {
     }
 };
 
-// Every operator handles boundaries only within this many levels of either end of its output (Upwind3rdOrder: faces
-// 0, 1, n-1, n; the others the first and last level): an operator's contract (docs/operators.md).
+// Every operator handles boundaries only within this many levels of either end of its output (Upwind3rdOrder and
+// UpwindLimited: faces 0, 1, n-1, n; the others the first and last level): an operator's contract (docs/operators.md).
 inline constexpr int operatorBoundaryMargin = 2;
 
 namespace detail {

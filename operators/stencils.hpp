@@ -517,6 +517,76 @@ private:
 template <class B, class T>
 Upwind3rdOrderBiasedProductC2F(B, T) -> Upwind3rdOrderBiasedProductC2F<B, T>;
 
+namespace detail {
+template <class V>
+STRATA_HD V minVal(V a, V b) {
+    return b < a ? b : a;
+}
+// Koren's limiter applied to the upwind slope, without dividing: phi(r) dm with r = dp / dm and
+// phi(r) = max(0, min(2 r, (1 + 2 r) / 3, 2)), where dm = x[u] - x[uu] is the difference behind the upwind cell u
+// (away from the face) and dp = x[d] - x[u] the difference across the face. Where dm and dp have one sign,
+// phi(r) dm = sign(dm) min(2 |dp|, (|dm| + 2 |dp|) / 3, 2 |dm|); elsewhere (r <= 0: an extremum, or a zero
+// difference, where r is 0, infinite or undefined) it is 0. The test is on the sign of dm dp: an underflow to 0 only
+// drops to first order, an overflow to infinity still has the right sign; NaN differences give 0.
+template <class V>
+STRATA_HD V korenSlope(V dm, V dp) {
+    V const adm = absVal(dm), adp = absVal(dp);
+    V const m = minVal(minVal(V(2) * adp, (adm + V(2) * adp) / V(3)), V(2) * adm);
+    V const s = dm > V(0) ? m : -m;
+    return dm * dp > V(0) ? s : V(0);
+}
+} // namespace detail
+
+// Flux-limited upwind product (positivity preserving): w times the upwind face value x[u] + phi(r) (x[u] - x[uu]) / 2,
+// with u the upwind cell (k-1 where w > 0, k where w <= 0), uu the cell beyond it and Koren's limiter phi
+// (detail::korenSlope). Unlimited, phi(r) = (1 + 2 r) / 3, this is the third-order upwind-biased face value of
+// Upwind3rdOrderBiasedProductC2F, (-x[uu] + 5 x[u] + 2 x[d]) / 6; phi = 0 at extrema gives first-order upwind. With
+// 0 <= phi <= 2 and phi <= 2 r, a forward-Euler step of the flux divergence is a convex combination (positive and
+// within the neighbouring values) for Courant numbers up to 1/2 (docs/operators.md). Faces 0, 1, n-1 and n, where
+// the stencil would leave the column, take the first-order upwind product, as Upwind3rdOrderBiasedProductC2F does
+// with FirstOrderOneSided (the only boundary condition accepted): w x[0] at face 0, w x[n-1] at face n.
+template <class Bottom = NoBC, class Top = NoBC>
+struct UpwindLimitedProductC2F {
+    using Out = Face;
+    Bottom bottom{};
+    Top top{};
+    template <std::size_t I>
+    static constexpr Footprint footprint() {
+        if constexpr (I == 0)
+            return {0, 0};
+        else
+            return {-2, 1};
+    }
+    template <class W, class X>
+    auto operator()(W const& w, X const& x) const {
+        static_assert(detail::operandOn<W, Face>, "UpwindLimitedProductC2F: the velocity w must be on faces (Face)");
+        static_assert(detail::operandOn<X, Center>,
+                      "UpwindLimitedProductC2F: the operand x must be on centers (Center)");
+        static_assert(isFirstOrderOneSided<Bottom>,
+                      "UpwindLimitedProductC2F: the bottom boundary condition must be FirstOrderOneSided");
+        static_assert(isFirstOrderOneSided<Top>,
+                      "UpwindLimitedProductC2F: the top boundary condition must be FirstOrderOneSided");
+        return makeStencil(*this, asExpr(w), asExpr(x));
+    }
+    template <class Ctx, class Wa, class Xa>
+    STRATA_HD auto apply(Ctx const& ctx, Level k, Wa const& w, Xa const& x) const {
+        using V = std::common_type_t<decltype(w(0)), decltype(x(0))>;
+        V const wk = w(k);
+        if constexpr (!Ctx::interior) {
+            uint32_t const n = ctx.grid.n();
+            if (k == 0) return wk * V(x(0));
+            if (k == n) return wk * V(x(n - 1));
+            if (k < 2 || k + 2 > n) return detail::upwindProduct<V>(wk, x(k - 1), x(k)); // faces 1 and n-1
+        }
+        V const xm = x(k - 2), x0 = x(k - 1), xp = x(k), xpp = x(k + 1);
+        bool const up = wk > V(0);
+        V const xu = up ? x0 : xp, xuu = up ? xm : xpp, xd = up ? xp : x0;
+        return wk * (xu + detail::korenSlope<V>(xu - xuu, xd - xu) / V(2));
+    }
+};
+template <class B, class T>
+UpwindLimitedProductC2F(B, T) -> UpwindLimitedProductC2F<B, T>;
+
 // Advective tendency w dx/dz at centers from face velocities:
 //   (w[k+1] (x[k+1] - x[k]) / dzFace[k+1] + w[k] (x[k] - x[k-1]) / dzFace[k]) / 2.
 // SetValue gives x at the boundary face; Extrapolate drops the missing half and uses the other one alone.

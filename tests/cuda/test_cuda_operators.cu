@@ -51,6 +51,16 @@ void run(uint32_t levels) {
                     levels, engineName(engine));
         if (!ok) ++failures;
     }
+    // The flux-limited product (positivity-preserving advection) in a closed column.
+    auto const limited = UpwindLimitedProductC2F{FirstOrderOneSided{}, FirstOrderOneSided{}};
+    evaluate(core::Serial{}, outH, div(limited(wFace, thetaH)), Engine::Direct);
+    for (Engine engine : {Engine::Direct, Engine::Shmem}) {
+        evaluate(core::Cuda{}, outD, div(limited(wFace, thetaD)), engine);
+        bool const ok = sameColumns(outD, outH);
+        std::printf("%s: limited advection, %u levels, %s on Cuda == Direct on Serial\n", ok ? "ok  " : "FAIL", levels,
+                    engineName(engine));
+        if (!ok) ++failures;
+    }
 }
 
 } // namespace

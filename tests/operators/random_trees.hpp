@@ -93,7 +93,7 @@ auto pointwise(TreeLeaves const& l) {
 template <uint64_t R, int MaxDepth, bool Exact>
 auto stencilToFace(TreeLeaves const& l) {
     auto x = gen<mix(R + 3), MaxDepth - 1, Center, Exact>(l);
-    constexpr int op = static_cast<int>((R >> 12) % 7);
+    constexpr int op = static_cast<int>((R >> 12) % 8);
     constexpr uint64_t r2 = mix(R + 4), r3 = mix(R + 5);
     if constexpr (op == 0) {
         auto bc = [&]<uint64_t Q>() {
@@ -134,7 +134,7 @@ auto stencilToFace(TreeLeaves const& l) {
                 return Extrapolate{};
         };
         return UpwindBiasedProductC2F{bc.template operator()<r2>(), bc.template operator()<r3>()}(w, x);
-    } else {
+    } else if constexpr (op == 6) {
         auto w = gen<mix(R + 7), MaxDepth - 1, Face>(l);
         auto bc = [&]<uint64_t Q>() {
             if constexpr (Q % 2 == 0)
@@ -143,6 +143,9 @@ auto stencilToFace(TreeLeaves const& l) {
                 return ThirdOrderOneSided{};
         };
         return Upwind3rdOrderBiasedProductC2F{bc.template operator()<r2>(), bc.template operator()<r3>()}(w, x);
+    } else {
+        auto w = gen<mix(R + 12), MaxDepth - 1, Face>(l);
+        return UpwindLimitedProductC2F{FirstOrderOneSided{}, FirstOrderOneSided{}}(w, x);
     }
 }
 
