@@ -454,6 +454,10 @@ void validate(Config& c) {
     if (c.heldSuarez.tMin >= c.heldSuarez.tMax)
         fail("processes.held_suarez.T_min", "'" + formatNumber(c.heldSuarez.tMin) + "' is not below T_max",
              "a number < T_max = " + formatNumber(c.heldSuarez.tMax));
+    // "plain" replaces the reference state by rho0 = exner0 = 1 for the whole model: only meaningful for diffusion alone.
+    if (c.diffusion.enabled && c.diffusion.form == "plain" && c.processOrder.size() > 1)
+        fail("processes.vertical_diffusion.form", "'plain' with other processes enabled",
+             "form: anelastic, or vertical_diffusion as the only process (plain sets rho0 = exner0 = 1 for the model)");
     if (c.time.start.size() == 10) c.time.start += " 00:00:00"; // one form for the time axis units
 }
 

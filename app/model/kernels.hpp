@@ -49,12 +49,17 @@ using FaceView = ops::FieldView<double, ops::Face>;
 using CenterConst = ops::FieldView<double const, ops::Center>;
 using FaceConst = ops::FieldView<double const, ops::Face>;
 
-// u = a u0 + b (u + dt f): one stage of SSP-RK3 in Shu-Osher form.
+// One stage of SSP-RK3 in Shu-Osher form, u = (1 - b) u0 + b (u + dt f), written as an increment of the step's
+// start value: u = u0 + b ((u - u0) + dt f). Equal in exact arithmetic; in floating point a field with no tendency
+// stays exactly u0, and the rounding of the stored value is that of adding a small increment, not of recombining
+// two large values (the budgets see it: app/model/budgets.hpp).
 struct RkStage {
     CenterView u;
     CenterConst u0, f;
-    double a, b, dt;
-    STRATA_HD void operator()(uint32_t c, uint32_t k) const { u(c, k) = a * u0(c, k) + b * (u(c, k) + dt * f(c, k)); }
+    double b, dt;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        u(c, k) = u0(c, k) + b * ((u(c, k) - u0(c, k)) + dt * f(c, k));
+    }
 };
 
 struct Copy {

@@ -33,4 +33,35 @@ InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z,
     return p;
 }
 
+void computeReferenceState(State& s, InitialConfig const& init, std::vector<double> const& latitude, bool uniform) {
+    auto const& zc = s.grid->centers();
+    auto const& zf = s.grid->faces();
+    double const top = zf.back();
+    uint32_t const n = s.grid->cells();
+    // Virtual temperature of the initial sounding at a height: the density of moist air is p / (Rd Tv).
+    auto virtualT = [&](double z, double lat) {
+        auto const x = initialProfile(init, top, z, lat);
+        return x.T * (1.0 + (1.0 / constants::epsilon - 1.0) * x.q);
+    };
+    for (uint32_t c = 0; c < s.columns; ++c) {
+        double const lat = latitude[c];
+        // dp/dz = -g p / (Rd Tv), Tv constant within each cell (the cell's center value): exact for isothermal air.
+        s.pFace.at(c, 0) = init.surfacePressure;
+        for (uint32_t k = 0; k < n; ++k) {
+            double const tv = virtualT(zc[k], lat);
+            s.p.at(c, k) = s.pFace.at(c, k) * std::exp(-constants::g * (zc[k] - zf[k]) / (constants::rd * tv));
+            s.pFace.at(c, k + 1) = s.pFace.at(c, k) * std::exp(-constants::g * (zf[k + 1] - zf[k]) / (constants::rd * tv));
+            s.rho.at(c, k) = uniform ? 1.0 : s.p.at(c, k) / (constants::rd * tv);
+            s.exner.at(c, k) = uniform ? 1.0 : std::pow(s.p.at(c, k) / constants::p0, constants::kappa);
+        }
+        // Face densities from the face pressure and the sounding's own virtual temperature at the face height.
+        for (uint32_t k = 0; k <= n; ++k)
+            s.rhoFace.at(c, k) = uniform ? 1.0 : s.pFace.at(c, k) / (constants::rd * virtualT(zf[k], lat));
+    }
+    for (auto* f : {&s.p, &s.rho, &s.exner})
+        f->toDevice();
+    for (auto* f : {&s.pFace, &s.rhoFace})
+        f->toDevice();
+}
+
 } // namespace strata::app

@@ -1,15 +1,17 @@
 // The column model: state, processes and the time step, for one backend.
 //
-// One step, as the numerical method reads:
-//   1. diagnose pressure (hydrostatic, from T and the surface pressure), density and Exner function; freeze them
-//   2. explicit processes with SSP-RK3 (Shu-Osher form):
+// The reference state (pressure, density, Exner function: app/model/state.hpp) is computed once from the initial
+// sounding. One step, as the numerical method reads:
+//   1. explicit processes with SSP-RK3 (Shu-Osher form):
 //        u1 = u + dt F(u),  u2 = 3/4 u + 1/4 (u1 + dt F(u1)),  u(n+1) = 1/3 u + 2/3 (u2 + dt F(u2))
 //      (stage weights in the step: 1/6, 1/6, 2/3)
-//   3. implicit processes (backward-Euler vertical diffusion, tridiagonal per column)
-//   4. budgets: the change of heat and tracer content of every column against what the processes say they added
+//   2. implicit processes (backward-Euler vertical diffusion, tridiagonal per column)
+//   3. budgets: what the processes reported and what moved inside the columns go into the ledger
+//      (app/model/budgets.hpp); at every output the measured contents are compared with it.
 #pragma once
 
 #include "app/config.hpp"
+#include "app/model/budgets.hpp"
 #include "app/model/decomposition.hpp"
 #include "app/model/kernels.hpp"
 #include "app/model/processes.hpp"
@@ -37,13 +39,20 @@ struct InitialProfiles {
 };
 InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z, double latitude);
 
+// The reference state of the local columns from the initial sounding (host values written into the state).
+void computeReferenceState(State& s, InitialConfig const& init, std::vector<double> const& latitude, bool uniform);
+
 struct GlobalDiagnostics {
-    double meanT = 0;         // K, mass- and area-weighted
-    double heatContent = 0;   // J m-2, area-weighted mean over columns
-    double tracerContent = 0; // per m2, area-weighted mean
-    double heatResidual = 0;  // largest relative budget residual of a column since the last call
-    double tracerResidual = 0;
+    double meanT = 0;       // K, mass- and area-weighted
+    std::array<double, budgetCount> content{};  // heat J m-2, water kg m-2, tracer m-2 kg: area-weighted means
+    std::array<double, budgetCount> residual{}; // largest column budget residual since the previous call
+    std::array<double, budgetCount> runResidual{}; // largest column budget residual since t = 0
     double analyticError = 0; // heat-equation case: max |T - exact| (K); NaN for other cases
+};
+
+// |a - b|, for the budgets' "moved" term.
+struct AbsDifference {
+    STRATA_HD double operator()(double a, double b) const { return a > b ? a - b : b - a; }
 };
 
 template <class Backend>
@@ -53,31 +62,38 @@ public:
           Decomposition const& decomposition)
         : m_cfg(cfg), m_backend(backend), m_comm(comm), m_decomp(decomposition),
           m_state(makeVerticalGrid(cfg.vertical), decomposition.local, Backend::memSpace),
-          m_budget(decomposition.local), m_engine(engineFromName(cfg.backend.engine)),
-          m_areaWeights(localAreaWeights(horizontal, decomposition)), m_before(decomposition.local, Backend::memSpace),
-          m_after(decomposition.local, Backend::memSpace), m_tracerBefore(decomposition.local, Backend::memSpace),
-          m_tracerAfter(decomposition.local, Backend::memSpace), m_mass(decomposition.local, Backend::memSpace),
-          m_weighted(m_state.grid, decomposition.local, Backend::memSpace) {
+          m_budget(decomposition.local), m_ledger(decomposition.local), m_engine(engineFromName(cfg.backend.engine)),
+          m_areaWeights(localAreaWeights(horizontal, decomposition)), m_column(decomposition.local, Backend::memSpace),
+          m_mass(decomposition.local, Backend::memSpace), m_weighted(m_state.grid, decomposition.local, Backend::memSpace) {
         auto const lat = localLatitudes(horizontal, decomposition);
         std::copy(lat.begin(), lat.end(), m_state.latitude.host().begin());
         m_state.latitude.toDevice();
+        initialise(lat);
+        // diffusion form "plain": the textbook heat equation, rho0 = 1 and exner0 = 1 (only allowed alone, config.cpp)
+        computeReferenceState(m_state, cfg.initial, lat, cfg.diffusion.enabled && cfg.diffusion.form == "plain");
         for (auto const& name : cfg.processOrder) {
             if (name == "vertical_diffusion")
                 m_processes.push_back(std::make_unique<VerticalDiffusion<Backend>>(cfg.diffusion, m_state));
             else if (name == "vertical_advection")
                 m_processes.push_back(std::make_unique<VerticalAdvection<Backend>>(cfg.advection, m_state));
             else if (name == "held_suarez")
-                m_processes.push_back(std::make_unique<HeldSuarez<Backend>>(cfg.heldSuarez, m_state));
+                m_processes.push_back(std::make_unique<HeldSuarez<Backend>>(cfg.heldSuarez, m_state, m_backend));
         }
-        initialise(lat);
+    }
+
+    // Tests add processes of their own (e.g. one that breaks a budget on purpose); it runs after the configured ones.
+    void addProcess(std::unique_ptr<Process<Backend>> p) {
+        m_hasTestProcess = true;
+        m_processes.push_back(std::move(p));
     }
 
     State const& state() const { return m_state; }
+    State& state() { return m_state; } // tests set up states of their own
 
     // The heat-equation case has an exact solution: T = Ts + A cos(pi z / H) exp(-K (pi / H)^2 t).
     bool hasAnalyticSolution() const {
         auto const& d = m_cfg.diffusion;
-        return m_cfg.processOrder == std::vector<std::string>{"vertical_diffusion"} && d.form == "plain" &&
+        return !m_hasTestProcess && m_cfg.processOrder == std::vector<std::string>{"vertical_diffusion"} && d.form == "plain" &&
                d.profile == "constant" && d.surfaceHeatFlux == 0.0 && m_cfg.initial.temperature == "cosine";
     }
 
@@ -112,67 +128,77 @@ public:
 
     void step() {
         auto ctx = context();
-        diagnoseThermodynamics();
         m_budget.reset();
         for (auto& p : m_processes)
             p->prepareStep(ctx);
-        contents(m_before, m_tracerBefore);
 
         Prognostics& u = m_state.now;
         Prognostics& u0 = m_state.start;
         copy(u0, u);
         double const dt = m_cfg.time.dt;
         struct StageCoefficients {
-            double a, b, weight;
+            double b, weight; // u = (1 - b) u0 + b (u + dt F(u)); the stage's weight in the step
         };
-        StageCoefficients const stages[3] = {
-            {0.0, 1.0, 1.0 / 6.0}, {0.75, 0.25, 1.0 / 6.0}, {1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0}};
+        StageCoefficients const stages[3] = {{1.0, 1.0 / 6.0}, {0.25, 1.0 / 6.0}, {2.0 / 3.0, 2.0 / 3.0}};
         if (hasExplicit()) {
             for (auto const& st : stages) {
                 zero(m_state.tendency);
                 for (auto& p : m_processes)
                     p->addTendencies(ctx, u, m_state.tendency, dt * st.weight);
-                rkStage(u, u0, m_state.tendency, st.a, st.b, dt);
+                rkStage(u, u0, m_state.tendency, st.b, dt);
             }
         }
         for (auto& p : m_processes)
             p->implicitStep(ctx, u);
 
-        contents(m_after, m_tracerAfter);
-        recordBudget();
+        m_ledger.addStep(m_budget, moved());
         m_time += dt;
         ++m_steps;
     }
 
     GlobalDiagnostics diagnostics() {
-        diagnoseThermodynamics();
         GlobalDiagnostics d;
+        State& s = m_state;
         uint32_t const n = m_decomp.local;
         // Mass-weighted column means, then area-weighted: sums that do not depend on the decomposition.
-        ops::evaluate(m_backend, m_weighted, m_state.rho * m_state.now.T, ops::Engine::Direct);
-        ops::columnIntegral(m_backend, m_weighted, m_after);
-        ops::evaluate(m_backend, m_weighted, m_state.rho * 1.0, ops::Engine::Direct);
-        ops::columnIntegral(m_backend, m_weighted, m_mass);
-        contents(m_before, m_tracerBefore);
-        for (auto* b : {&m_after, &m_mass, &m_before, &m_tracerBefore})
-            b->toHost();
-        std::vector<double> rhoT(n), mass(n), heat(n), tracer(n), area(m_areaWeights);
-        for (uint32_t c = 0; c < n; ++c) {
-            rhoT[c] = m_after.host()[c] * m_areaWeights[c];
-            mass[c] = m_mass.host()[c] * m_areaWeights[c];
-            heat[c] = m_before.host()[c] * m_areaWeights[c];
-            tracer[c] = m_tracerBefore.host()[c] * m_areaWeights[c];
-        }
+        std::vector<double> area(m_areaWeights);
         double const totalArea = m_comm.sum(area);
-        d.meanT = m_comm.sum(rhoT) / m_comm.sum(mass);
-        d.heatContent = m_comm.sum(heat) / totalArea;
-        d.tracerContent = m_comm.sum(tracer) / totalArea;
-        double local[2] = {m_maxHeatResidual, m_maxTracerResidual}, global[2];
-        MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, m_comm.comm());
-        d.heatResidual = global[0];
-        d.tracerResidual = global[1];
+        auto areaMean = [&](core::Buffer<double>& perColumn) {
+            perColumn.toHost();
+            std::vector<double> x(n);
+            for (uint32_t c = 0; c < n; ++c)
+                x[c] = perColumn.host()[c] * m_areaWeights[c];
+            return m_comm.sum(x);
+        };
+        integrate(s.rho * s.now.T, m_column);
+        integrate(s.rho * 1.0, m_mass);
+        d.meanT = areaMean(m_column) / areaMean(m_mass);
+        integrate(s.rho * (s.now.T / s.exner) * constants::cp, m_column);
+        d.content[HeatBudget] = areaMean(m_column) / totalArea;
+        integrate(s.rho * s.now.q, m_column);
+        d.content[WaterBudget] = areaMean(m_column) / totalArea;
+        integrate(s.rho * s.now.tracer, m_column);
+        d.content[TracerBudget] = areaMean(m_column) / totalArea;
+
+        // The budgets: the content change since t = 0, from the differences to the initial state.
+        auto const& i = s.initial;
+        integrate(s.rho * ((s.now.T - i.T) / s.exner) * constants::cp, m_column);
+        toLedger(HeatBudget);
+        integrate(s.rho * (s.now.q - i.q), m_column);
+        toLedger(WaterBudget);
+        integrate(s.rho * (s.now.tracer - i.tracer), m_column);
+        toLedger(TracerBudget);
+        double local[2 * budgetCount], global[2 * budgetCount];
+        for (int b = 0; b < budgetCount; ++b) {
+            local[b] = failAsInfinity(m_ledger.intervalResidual(Budget(b)));
+            local[budgetCount + b] = failAsInfinity(m_ledger.runResidual(Budget(b)));
+        }
+        MPI_Allreduce(local, global, 2 * budgetCount, MPI_DOUBLE, MPI_MAX, m_comm.comm());
+        for (int b = 0; b < budgetCount; ++b) {
+            d.residual[b] = global[b];
+            d.runResidual[b] = global[budgetCount + b];
+        }
         d.analyticError = hasAnalyticSolution() ? analyticError() : std::numeric_limits<double>::quiet_NaN();
-        m_maxHeatResidual = m_maxTracerResidual = 0;
         return d;
     }
 
@@ -209,46 +235,39 @@ private:
         m_state.now.q.toDevice();
         m_state.now.tracer.toDevice();
         m_state.surfacePressure.toDevice();
+        copy(m_state.initial, m_state.now);
     }
 
-    void diagnoseThermodynamics() {
+    template <class E>
+    void integrate(E const& expr, core::Buffer<double>& out) {
+        ops::evaluate(m_backend, m_weighted, expr, ops::Engine::Direct);
+        ops::columnIntegral(m_backend, m_weighted, out);
+    }
+
+    void toLedger(Budget b) {
+        m_column.toHost();
+        auto& content = m_ledger.content(b);
+        std::copy(m_column.host().begin(), m_column.host().end(), content.begin());
+    }
+
+    static double failAsInfinity(double r) { return std::isnan(r) ? std::numeric_limits<double>::infinity() : r; }
+
+    // What changed place inside each column during the step: sum(rho0 |psi(n+1) - psi(n)| dz), per budget.
+    std::array<std::vector<double>, budgetCount> const& moved() {
         State& s = m_state;
-        ops::hydrostaticPressure(m_backend, s.now.T, ops::PerColumn<double>(s.surfacePressure), constants::g,
-                                 constants::rd, s.pFace, s.p);
-        forEachPoint(m_backend, s.columns, s.p.levels(),
-                     Thermo{std::as_const(s.p).view(), std::as_const(s.now.T).view(), s.rho.view(), s.exner.view(),
-                            constants::rd, constants::kappa, constants::p0});
-        if (m_unitDensity) { // diffusion form "plain": the textbook heat equation, rho = 1, theta = T
-            forEachPoint(m_backend, s.columns, s.rho.levels(), Fill{s.rho.view(), 1.0});
-            forEachPoint(m_backend, s.columns, s.exner.levels(), Fill{s.exner.view(), 1.0});
-        }
-        ops::evaluate(m_backend, s.rhoFace, ops::InterpolateC2F{ops::Extrapolate{}, ops::Extrapolate{}}(s.rho),
-                      ops::Engine::Direct);
+        auto const& u = s.now;
+        auto const& u0 = s.start;
+        integrate(s.rho * (map(AbsDifference{}, u.T, u0.T) / s.exner) * constants::cp, m_column);
+        keep(m_moved[HeatBudget]);
+        integrate(s.rho * map(AbsDifference{}, u.q, u0.q), m_column);
+        keep(m_moved[WaterBudget]);
+        integrate(s.rho * map(AbsDifference{}, u.tracer, u0.tracer), m_column);
+        keep(m_moved[TracerBudget]);
+        return m_moved;
     }
-
-    // Heat cp sum(rho theta dz) and tracer sum(rho tracer dz) of every column, with this step's rho and exner.
-    void contents(core::Buffer<double>& heat, core::Buffer<double>& tracer) {
-        State& s = m_state;
-        ops::evaluate(m_backend, m_weighted, s.rho * (s.now.T / s.exner) * constants::cp, ops::Engine::Direct);
-        ops::columnIntegral(m_backend, m_weighted, heat);
-        ops::evaluate(m_backend, m_weighted, s.rho * s.now.tracer, ops::Engine::Direct);
-        ops::columnIntegral(m_backend, m_weighted, tracer);
-    }
-
-    void recordBudget() {
-        for (auto* b : {&m_before, &m_after, &m_tracerBefore, &m_tracerAfter})
-            b->toHost();
-        for (uint32_t c = 0; c < m_decomp.local; ++c) {
-            double const heatChange = m_after.host()[c] - m_before.host()[c];
-            double const tracerChange = m_tracerAfter.host()[c] - m_tracerBefore.host()[c];
-            double const heatScale = std::fabs(m_before.host()[c]);
-            double const tracerScale = std::fabs(m_tracerBefore.host()[c]);
-            if (heatScale > 0)
-                m_maxHeatResidual = std::max(m_maxHeatResidual, std::fabs(heatChange - m_budget.heat[c]) / heatScale);
-            if (tracerScale > 0)
-                m_maxTracerResidual =
-                    std::max(m_maxTracerResidual, std::fabs(tracerChange - m_budget.tracer[c]) / tracerScale);
-        }
+    void keep(std::vector<double>& out) {
+        m_column.toHost();
+        out.assign(m_column.host().begin(), m_column.host().end());
     }
 
     void copy(Prognostics& dst, Prognostics const& src) {
@@ -259,9 +278,9 @@ private:
         for (auto* f : {&t.T, &t.q, &t.tracer})
             forEachPoint(m_backend, f->columns(), f->levels(), Fill{f->view(), 0.0});
     }
-    void rkStage(Prognostics& u, Prognostics const& u0, Prognostics const& f, double a, double b, double dt) {
+    void rkStage(Prognostics& u, Prognostics const& u0, Prognostics const& f, double b, double dt) {
         auto stage = [&](CenterField& x, CenterField const& x0, CenterField const& fx) {
-            forEachPoint(m_backend, x.columns(), x.levels(), RkStage{x.view(), x0.view(), fx.view(), a, b, dt});
+            forEachPoint(m_backend, x.columns(), x.levels(), RkStage{x.view(), x0.view(), fx.view(), b, dt});
         };
         stage(u.T, u0.T, f.T);
         stage(u.q, u0.q, f.q);
@@ -308,15 +327,16 @@ private:
     Decomposition m_decomp;
     State m_state;
     BudgetTerms m_budget;
+    BudgetLedger m_ledger;
     ops::Engine m_engine;
     std::vector<double> m_areaWeights;
-    core::Buffer<double> m_before, m_after, m_tracerBefore, m_tracerAfter, m_mass;
+    core::Buffer<double> m_column, m_mass;
     CenterField m_weighted;
+    std::array<std::vector<double>, budgetCount> m_moved;
     std::vector<std::unique_ptr<Process<Backend>>> m_processes;
     double m_time = 0;
     uint64_t m_steps = 0;
-    double m_maxHeatResidual = 0, m_maxTracerResidual = 0;
-    bool m_unitDensity = m_cfg.diffusion.enabled && m_cfg.diffusion.form == "plain";
+    bool m_hasTestProcess = false;
 };
 
 } // namespace strata::app

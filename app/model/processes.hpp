@@ -2,11 +2,15 @@
 //
 // A process declares the fields it reads and writes with their units, may add explicit tendencies of the
 // prognostic variables (called once per Runge-Kutta stage), may take an implicit step after the explicit part, checks
-// its own stability limit before the run starts, and states what it adds to the column budgets:
-//   heat    H = cp * sum(rho * theta * dz)   (J m-2; theta = T / exner, rho and exner frozen for the step)
-//   tracer  M = sum(rho * tracer * dz)
-// Conservative processes add their boundary fluxes (diffusion: the surface flux; advection: none); a source
-// (Held-Suarez relaxation) adds the integral of its tendency. The stepper checks that the budget closes.
+// its own stability limit before the run starts, and states what it adds to the column budgets. The budgets follow
+// column contents with the fixed weights of the anelastic reference state (app/model/state.hpp):
+//   heat    H = cp * sum(rho0 * theta * dz)   (J m-2; theta = T / exner0)
+//   water   W = sum(rho0 * q * dz)            (kg m-2)
+//   tracer  M = sum(rho0 * tracer * dz)
+// A process reports what crossed the column's boundaries (diffusion: the surface fluxes) and what its sources added
+// (Held-Suarez: the integral of its heating; subsidence: the lateral inflow that balances its divergent mass flux),
+// each computed from its own formula, not from the change of the state. The model (app/model/model.hpp) compares
+// these with the change of the contents across steps and output intervals.
 #pragma once
 
 #include "app/config.hpp"
@@ -17,7 +21,9 @@
 #include "operators/column/tridiagonal.hpp"
 #include "operators/operators.hpp"
 
+#include <array>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <sstream>
@@ -30,13 +36,30 @@ struct FieldDecl {
     std::string name, units, role; // role: "reads", "writes", "tendency of"
 };
 
-// Per-column expected budget changes over one step, accumulated by the processes (host memory).
+// The quantities the budgets follow.
+enum Budget : int { HeatBudget = 0, WaterBudget = 1, TracerBudget = 2 };
+inline constexpr int budgetCount = 3;
+inline constexpr char const* budgetNames[budgetCount] = {"heat", "water", "tracer"};
+
+// Per-column budget terms of one step, reported by the processes (host memory): `change` is what they say entered or
+// was added, `gross` the sum of the magnitudes of those terms (what crossed, whatever its sign).
 struct BudgetTerms {
-    std::vector<double> heat, tracer;
-    explicit BudgetTerms(uint32_t columns = 0) : heat(columns, 0.0), tracer(columns, 0.0) {}
+    std::array<std::vector<double>, budgetCount> change, gross;
+    explicit BudgetTerms(uint32_t columns = 0) {
+        for (int b = 0; b < budgetCount; ++b) {
+            change[b].assign(columns, 0.0);
+            gross[b].assign(columns, 0.0);
+        }
+    }
+    void add(Budget b, uint32_t column, double amount) {
+        change[b][column] += amount;
+        gross[b][column] += std::fabs(amount);
+    }
     void reset() {
-        std::fill(heat.begin(), heat.end(), 0.0);
-        std::fill(tracer.begin(), tracer.end(), 0.0);
+        for (int b = 0; b < budgetCount; ++b) {
+            std::fill(change[b].begin(), change[b].end(), 0.0);
+            std::fill(gross[b].begin(), gross[b].end(), 0.0);
+        }
     }
 };
 
@@ -88,11 +111,43 @@ Worst worstFace(FaceField const& field, F&& number) {
     return w;
 }
 
-inline std::string formatLimit(char const* what, double value, double limit, uint32_t col, uint32_t face) {
+inline std::string formatLimit(char const* what, double value, double limit, uint32_t col, uint32_t index,
+                               char const* where = "face") {
     std::ostringstream s;
-    s << what << " = " << value << " at column " << col << ", face " << face << " exceeds the stability limit "
-      << limit;
+    s << what << " = " << value << " at column " << col << ", " << where << " " << index
+      << " exceeds the stability limit " << limit;
     return s.str();
+}
+
+// The lowest eigenvalue of a symmetric tridiagonal matrix (diagonal a, off-diagonal b), to 1e-12 relative, by
+// bisection on the Sturm count (the number of eigenvalues below x is the number of negative pivots of the LDL^T
+// factorisation of the matrix minus x), inside the Gershgorin interval.
+inline double lowestEigenvalue(std::vector<double> const& a, std::vector<double> const& b) {
+    std::size_t const n = a.size();
+    if (n == 0) return 0;
+    double lo = 0, hi = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        double const r = (i > 0 ? std::fabs(b[i - 1]) : 0.0) + (i + 1 < n ? std::fabs(b[i]) : 0.0);
+        lo = std::min(lo, a[i] - r);
+        hi = std::max(hi, a[i] + r);
+    }
+    auto below = [&](double x) {
+        std::size_t count = 0;
+        double d = 1;
+        for (std::size_t i = 0; i < n; ++i) {
+            d = (a[i] - x) - (i > 0 ? b[i - 1] * b[i - 1] / d : 0.0);
+            if (d == 0) d = -1e-300 * (std::fabs(a[i]) + 1.0); // a zero pivot counts as negative, and stays finite
+            if (d < 0) ++count;
+        }
+        return count;
+    };
+    // Invariant: below(lo) == 0 and below(hi) >= 1 (Gershgorin bounds; hi may itself be an eigenvalue).
+    hi = std::nextafter(hi, std::numeric_limits<double>::infinity());
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * std::max(std::fabs(lo), std::fabs(hi)); ++i) {
+        double const mid = 0.5 * (lo + hi);
+        (below(mid) >= 1 ? hi : lo) = mid;
+    }
+    return 0.5 * (lo + hi);
 }
 
 // t += scratch, after `scratch` was evaluated.
@@ -177,21 +232,53 @@ public:
                 {"K", "m2 s-1", "writes (faces)"}, {"rho", "kg m-3", "reads"},      {"exner", "1", "reads"}};
     }
 
+    // Explicit SSP-RK3 is stable while dt times every eigenvalue of the discrete operator lies in its stability
+    // interval [-2.5127, 0] on the real axis. The operator is M^-1 A (M = rho0 dzCenter, A symmetric with the face
+    // conductances D = rho0_face K / dzFace, D = 0 on the boundary faces: the surface flux is prescribed, the top is
+    // closed), similar to the symmetric tridiagonal M^-1/2 A M^-1/2, so its eigenvalues are real. The check computes
+    // the most negative one per column (detail::lowestEigenvalue, Sturm bisection): on a stretched grid that is the
+    // thin bottom cell next to a thin face, which K dt / dzFace^2 does not see.
     void checkStability(StepContext<Backend>& ctx) const override {
         if (m_cfg.mode != "explicit") return;
-        setDiffusivity(ctx);
-        m_K.toHost();
-        auto const& dzf = ctx.state.grid->dzFace();
-        uint32_t const top = m_K.levels() - 1;
-        auto const w = detail::worstFace(m_K, [&](uint32_t c, uint32_t k) {
-            // Boundary faces carry no diffusive flux (the surface flux is prescribed, the top is closed).
-            return k == 0 || k == top ? 0.0 : m_K.at(c, k) * ctx.dt / (dzf[k] * dzf[k]);
-        });
-        if (w.value > limit)
+        auto const w = worstColumn(ctx);
+        if (!(w.value <= rk3RealAxisLimit))
             throw StabilityError(
-                detail::formatLimit("explicit diffusion number K dt / dz^2", w.value, limit, w.column, w.face),
+                detail::formatLimit("explicit diffusion: dt |lowest eigenvalue of the diffusion operator|", w.value,
+                                    rk3RealAxisLimit, w.column, w.face, "cell (largest Gershgorin row)"),
                 "processes.vertical_diffusion", "a smaller time.dt, mode: implicit, or a smaller kappa");
     }
+
+    // dt |lowest eigenvalue| over the columns, where it is largest (and the cell of that column's largest row sum).
+    detail::Worst worstColumn(StepContext<Backend>& ctx) const {
+        State& s = ctx.state;
+        setDiffusivity(ctx);
+        m_K.toHost();
+        s.rho.toHost();
+        s.rhoFace.toHost();
+        auto const& dzf = s.grid->dzFace();
+        auto const& dzc = s.grid->dzCenter();
+        uint32_t const n = s.grid->cells();
+        std::vector<double> diagonal(n), offDiagonal(n > 0 ? n - 1 : 0);
+        detail::Worst w;
+        for (uint32_t c = 0; c < s.columns; ++c) {
+            auto conductance = [&](uint32_t f) {
+                return f == 0 || f == n ? 0.0 : s.rhoFace.at(c, f) * m_K.at(c, f) / dzf[f];
+            };
+            uint32_t rowOfMax = 0;
+            for (uint32_t k = 0; k < n; ++k) {
+                double const m = s.rho.at(c, k) * dzc[k];
+                diagonal[k] = -(conductance(k) + conductance(k + 1)) / m;
+                if (k + 1 < n) offDiagonal[k] = conductance(k + 1) / std::sqrt(m * s.rho.at(c, k + 1) * dzc[k + 1]);
+                if (diagonal[k] < diagonal[rowOfMax]) rowOfMax = k;
+            }
+            double const x = ctx.dt * -detail::lowestEigenvalue(diagonal, offDiagonal);
+            if (!(x <= w.value)) w = {x, c, rowOfMax};
+        }
+        return w;
+    }
+
+    // SSP-RK3's stability interval on the negative real axis, [-2.5127, 0] (R(z) = 1 + z + z^2/2 + z^3/6, |R| = 1).
+    static constexpr double rk3RealAxisLimit = 2.512745326618163;
 
     void prepareStep(StepContext<Backend>& ctx) override {
         State& s = ctx.state;
@@ -203,11 +290,13 @@ public:
                                    {m_negHeat.device(), m_negMoisture.device(), m_negTracer.device()},
                                    {m_cfg.surfaceHeatFlux, m_cfg.surfaceMoistureFlux, m_cfg.surfaceTracerFlux}});
         m_heat.toHost();
+        m_moisture.toHost();
         m_tracer.toHost();
-        // Whatever the mode, the step adds dt times the surface flux to the column budgets.
+        // Whatever the mode, dt times the surface flux enters through the bottom face.
         for (uint32_t c = 0; c < s.columns; ++c) {
-            ctx.budget.heat[c] += ctx.dt * constants::cp * m_heat.host()[c];
-            ctx.budget.tracer[c] += ctx.dt * m_tracer.host()[c];
+            ctx.budget.add(HeatBudget, c, ctx.dt * constants::cp * m_heat.host()[c]);
+            ctx.budget.add(WaterBudget, c, ctx.dt * m_moisture.host()[c]);
+            ctx.budget.add(TracerBudget, c, ctx.dt * m_tracer.host()[c]);
         }
     }
 
@@ -256,8 +345,6 @@ public:
     }
 
 private:
-    static constexpr double limit = 0.5;
-
     void setDiffusivity(StepContext<Backend>& ctx) const {
         auto const g = ctx.state.grid->view(Backend::memSpace);
         forEachPoint(ctx.backend, ctx.state.columns, m_K.levels(),
@@ -274,8 +361,15 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// Vertical advection by a prescribed subsidence w(z) = wMax sin(pi z / top) on faces, in flux form
-// d(psi)/dt = -(1/rho) d/dz(rho w psi), with no flux through the bottom and top faces (conservative).
+// Vertical advection by a prescribed large-scale vertical velocity w(z) = wMax sin(pi z / top) on faces, in the
+// advective form consistent with anelastic continuity:
+//   d(psi)/dt = -w d(psi)/dz = -(1/rho0) [ d/dz(rho0 w psi) - psi d/dz(rho0 w) ]
+// written with the flux operators: the face flux rho0 w psi from the configured upwind product, its divergence, and
+// the divergence of the mass flux rho0 w. Where d/dz(rho0 w) != 0, continuity says air enters or leaves the column
+// sideways (large-scale horizontal convergence); in this form that air carries the column's own psi, so a uniform psi
+// stays uniform (the flux form alone, -(1/rho0) d/dz(rho0 w psi), would make a source -psi (1/rho0) d/dz(rho0 w)).
+// The column content of rho0 psi then changes by the lateral inflow, integral of psi d/dz(rho0 w) dz: the process
+// reports that term to the budgets. The bottom and top faces carry no flux (w = 0 there).
 
 struct SubsidenceProfile {
     FaceView w;
@@ -290,7 +384,8 @@ template <class Backend>
 class VerticalAdvection : public Process<Backend> {
 public:
     VerticalAdvection(AdvectionConfig const& cfg, State& s)
-        : m_cfg(cfg), m_w(s.grid, s.columns, s.space), m_rhoW(s.grid, s.columns, s.space) {}
+        : m_cfg(cfg), m_w(s.grid, s.columns, s.space), m_rhoW(s.grid, s.columns, s.space),
+          m_source(s.grid, s.columns, s.space), m_column(s.columns, s.space) {}
 
     std::string name() const override { return "vertical_advection"; }
     std::vector<FieldDecl> fields() const override {
@@ -301,6 +396,8 @@ public:
                 {"rho", "kg m-3", "reads"}};
     }
 
+    // Courant number of the upwind face velocity against the thinner neighbouring cell. SSP-RK3 keeps the forward
+    // Euler limits: 1 for the upwind products, 0.5 for the flux-limited one (its limiter reaches 2).
     void checkStability(StepContext<Backend>& ctx) const override {
         setVelocity(ctx);
         m_w.toHost();
@@ -310,7 +407,8 @@ public:
             double const dz = std::min(dzc[k > 0 ? k - 1 : 0], dzc[k < cells ? k : cells - 1]); // the thinner neighbour
             return std::fabs(m_w.at(c, k)) * ctx.dt / dz;
         });
-        if (w.value > limit)
+        double const limit = courantLimit();
+        if (!(w.value <= limit))
             throw StabilityError(
                 detail::formatLimit("advective Courant number |w| dt / dz", w.value, limit, w.column, w.face),
                 "processes.vertical_advection", "a smaller time.dt or a smaller |w_max|");
@@ -321,12 +419,12 @@ public:
         ops::evaluate(ctx.backend, m_rhoW, ctx.state.rhoFace * m_w, ctx.engine);
     }
 
-    void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double) override {
+    void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double weight) override {
         State& s = ctx.state;
         // Heat is advected as potential temperature: dT/dt = exner d(theta)/dt.
-        add(ctx, t.T, u.T / s.exner, s.exner);
-        add(ctx, t.q, u.q, 1.0);
-        add(ctx, t.tracer, u.tracer, 1.0);
+        add(ctx, t.T, u.T / s.exner, s.exner, HeatBudget, constants::cp, weight);
+        add(ctx, t.q, u.q, 1.0, WaterBudget, 1.0, weight);
+        add(ctx, t.tracer, u.tracer, 1.0, TracerBudget, 1.0, weight);
     }
 
     bool outputFace(Backend const& backend, std::string const& name, FaceField& out) override {
@@ -336,21 +434,31 @@ public:
     }
 
 private:
-    static constexpr double limit = 1.0;
+    double courantLimit() const { return m_cfg.scheme == "limited" ? 0.5 : 1.0; }
 
-    // tendency += -factor * (1/rho) d/dz(rho w psi), the face flux from the configured upwind product.
+    // tendency += -factor (1/rho0) [d/dz(rho0 w psi) - psi d/dz(rho0 w)], and the lateral inflow
+    // scale * integral(psi d/dz(rho0 w) dz), weighted by the stage, into the budget.
     template <class Psi, class Factor>
-    void add(StepContext<Backend>& ctx, CenterField& tendency, Psi const& psi, Factor const& factor) {
+    void add(StepContext<Backend>& ctx, CenterField& tendency, Psi const& psi, Factor const& factor, Budget budget,
+             double scale, double weight) {
         State& s = ctx.state;
-        auto const div = ops::DivergenceF2C{ops::SetValue{0.0}, ops::SetValue{0.0}}; // closed column
-        if (m_cfg.scheme == "upwind1") {
-            auto const flux = ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}};
-            ops::evaluate(ctx.backend, s.scratch, -(factor * (div(flux(m_rhoW, psi)) / s.rho)), ctx.engine);
-        } else {
-            auto const flux = ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}};
-            ops::evaluate(ctx.backend, s.scratch, -(factor * (div(flux(m_rhoW, psi)) / s.rho)), ctx.engine);
-        }
+        auto const div = ops::DivergenceF2C{ops::SetValue{0.0}, ops::SetValue{0.0}}; // closed column: w = 0 there
+        auto const massDivergence = div(m_rhoW);
+        auto const tend = [&](auto const& flux) {
+            ops::evaluate(ctx.backend, s.scratch,
+                          -(factor * ((div(flux(m_rhoW, psi)) - psi * massDivergence) / s.rho)), ctx.engine);
+        };
+        if (m_cfg.scheme == "upwind1")
+            tend(ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}});
+        else
+            tend(ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}});
         detail::accumulate(ctx.backend, tendency, s.scratch);
+
+        ops::evaluate(ctx.backend, m_source, psi * massDivergence, ctx.engine);
+        ops::columnIntegral(ctx.backend, m_source, m_column);
+        m_column.toHost();
+        for (uint32_t c = 0; c < s.columns; ++c)
+            ctx.budget.add(budget, c, weight * scale * m_column.host()[c]);
     }
 
     void setVelocity(StepContext<Backend>& ctx) const {
@@ -363,45 +471,50 @@ private:
     AdvectionConfig m_cfg;
     mutable FaceField m_w;
     FaceField m_rhoW;
+    CenterField m_source;
+    core::Buffer<double> m_column;
 };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Held-Suarez (1994) radiative relaxation: dT/dt = -kT (T - Teq), with
 //   Teq = max(Tmin, (Tmax - dTy sin^2 phi - dThz log(p/p0) cos^2 phi) (p/p0)^kappa)
 //   kT  = ka + (ks - ka) max(0, (sigma - sigmaB) / (1 - sigmaB)) cos^4 phi,  sigma = p / ps.
+// p is the reference pressure, fixed in time: Teq and kT are computed once, when the process is made.
 
-struct HeldSuarezTendency {
-    CenterView tend;
-    CenterConst T, p;
+struct HeldSuarezCoefficients {
+    CenterView teq, kt;
+    CenterConst p;
     FaceConst pFace;
-    double const* sinLat; // per column: sin and cos of the latitude, computed once (not at every level and step)
-    double const* cosLat;
+    double const* latitude; // degrees, per column
     HeldSuarezConfig cfg;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
-        double const s = sinLat[c], co = cosLat[c];
+        double const phi = latitude[c] * 3.14159265358979323846 / 180.0;
+        double const s = sin(phi), co = cos(phi);
         double const pr = p(c, k) / cfg.p0;
-        double teq = (cfg.tMax - cfg.deltaTy * s * s - cfg.deltaThetaZ * log(pr) * co * co) * pow(pr, constants::kappa);
-        teq = teq > cfg.tMin ? teq : cfg.tMin;
+        double const t = (cfg.tMax - cfg.deltaTy * s * s - cfg.deltaThetaZ * log(pr) * co * co) * pow(pr, constants::kappa);
+        teq(c, k) = t > cfg.tMin ? t : cfg.tMin;
         double const sigma = p(c, k) / pFace(c, 0);
         double const above = (sigma - cfg.sigmaB) / (1.0 - cfg.sigmaB);
-        double const kt = (cfg.ka + (cfg.ks - cfg.ka) * (above > 0 ? above : 0.0) * co * co * co * co) / 86400.0;
-        tend(c, k) = -kt * (T(c, k) - teq);
+        kt(c, k) = (cfg.ka + (cfg.ks - cfg.ka) * (above > 0 ? above : 0.0) * co * co * co * co) / 86400.0;
     }
+};
+
+struct Relaxation {
+    CenterView tend;
+    CenterConst x, target, rate;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const { tend(c, k) = -rate(c, k) * (x(c, k) - target(c, k)); }
 };
 
 template <class Backend>
 class HeldSuarez : public Process<Backend> {
 public:
-    HeldSuarez(HeldSuarezConfig const& cfg, State& s)
-        : m_cfg(cfg), m_heat(s.grid, s.columns, s.space), m_column(s.columns, s.space), m_sinLat(s.columns, s.space),
-          m_cosLat(s.columns, s.space) {
-        for (uint32_t c = 0; c < s.columns; ++c) {
-            double const phi = s.latitude.host()[c] * 3.14159265358979323846 / 180.0;
-            m_sinLat.host()[c] = std::sin(phi);
-            m_cosLat.host()[c] = std::cos(phi);
-        }
-        m_sinLat.toDevice();
-        m_cosLat.toDevice();
+    // Needs the reference state (s.p, s.pFace) and the latitudes of s.
+    HeldSuarez(HeldSuarezConfig const& cfg, State& s, Backend const& backend)
+        : m_cfg(cfg), m_teq(s.grid, s.columns, s.space), m_kt(s.grid, s.columns, s.space),
+          m_heat(s.grid, s.columns, s.space), m_column(s.columns, s.space) {
+        forEachPoint(backend, s.columns, m_teq.levels(),
+                     HeldSuarezCoefficients{m_teq.view(), m_kt.view(), std::as_const(s.p).view(),
+                                            std::as_const(s.pFace).view(), s.latitude.device(), m_cfg});
     }
 
     std::string name() const override { return "held_suarez"; }
@@ -412,22 +525,25 @@ public:
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double weight) override {
         State& s = ctx.state;
         forEachPoint(ctx.backend, s.columns, s.scratch.levels(),
-                     HeldSuarezTendency{s.scratch.view(), std::as_const(u.T).view(), std::as_const(s.p).view(),
-                                        std::as_const(s.pFace).view(), m_sinLat.device(), m_cosLat.device(), m_cfg});
+                     Relaxation{s.scratch.view(), std::as_const(u.T).view(), std::as_const(m_teq).view(),
+                                std::as_const(m_kt).view()});
         detail::accumulate(ctx.backend, t.T, s.scratch);
-        // A heat source: its integral cp sum(rho dT/dt / exner dz), weighted by the stage, goes into the budget.
+        // A heat source: its integral cp sum(rho0 dT/dt / exner0 dz), weighted by the stage, goes into the budget.
         ops::evaluate(ctx.backend, m_heat, s.rho * s.scratch / s.exner, ops::Engine::Direct);
         ops::columnIntegral(ctx.backend, m_heat, m_column);
         m_column.toHost();
         for (uint32_t c = 0; c < s.columns; ++c)
-            ctx.budget.heat[c] += weight * constants::cp * m_column.host()[c];
+            ctx.budget.add(HeatBudget, c, weight * constants::cp * m_column.host()[c]);
     }
+
+    CenterField const& equilibriumTemperature() const { return m_teq; }
+    CenterField const& relaxationRate() const { return m_kt; }
 
 private:
     HeldSuarezConfig m_cfg;
+    CenterField m_teq, m_kt;
     CenterField m_heat;
     core::Buffer<double> m_column;
-    core::Buffer<double> m_sinLat, m_cosLat;
 };
 
 } // namespace strata::app

@@ -8,6 +8,7 @@
 #include "app/config.hpp"
 #include "core/comms.hpp"
 
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -25,8 +26,10 @@ struct RunSummary {
     double wallSeconds = 0;
     std::string outputPath;
     std::string backend;
-    double maxHeatResidual = 0; // largest relative column budget residual over the run
-    double maxTracerResidual = 0;
+    // Budgets (app/model/budgets.hpp), indexed heat, water, tracer: the largest column residual of any output interval,
+    // and over the whole run (from t = 0 to the end).
+    std::array<double, 3> maxResidual{};
+    std::array<double, 3> runResidual{};
     double finalMeanT = 0;
     double analyticError = 0; // heat-equation case only (NaN otherwise)
 };

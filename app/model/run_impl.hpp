@@ -105,12 +105,14 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         spec.variables.push_back({v.name, v.units, v.longName, v.standardName, v.onFaces});
     }
     spec.series = {{"T_global_mean", "K", "global mean air temperature (mass and area weighted)"},
-                   {"heat_content", "J m-2", "column heat content cp * sum(rho theta dz), global mean"},
-                   {"tracer_content", "m-2 kg", "column tracer content sum(rho tracer dz), global mean"},
-                   {"heat_budget_residual", "1",
-                    "largest relative column heat budget residual over the steps since the previous output"},
-                   {"tracer_budget_residual", "1",
-                    "largest relative column tracer budget residual over the steps since the previous output"}};
+                   {"heat_content", "J m-2", "column heat content cp * sum(rho0 theta dz), global mean"},
+                   {"water_content", "kg m-2", "column water content sum(rho0 q dz), global mean"},
+                   {"tracer_content", "m-2 kg", "column tracer content sum(rho0 tracer dz), global mean"}};
+    for (char const* b : budgetNames)
+        spec.series.push_back({std::string(b) + "_budget_residual", "1",
+                               std::string("largest column ") + b +
+                                   " budget residual since the previous output, relative to what crossed, was added "
+                                   "or moved (docs/model.md)"});
     bool const analytic = model.hasAnalyticSolution();
     if (analytic) spec.series.push_back({"T_error_vs_analytic", "K", "max |T - exact solution of the heat equation|"});
     OutputFile out(comm, spec, decomp.first, decomp.local);
@@ -126,8 +128,10 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     auto writeRecord = [&] {
         GlobalDiagnostics d;
         timers.time("diagnostics", [&] { d = model.diagnostics(); });
-        summary.maxHeatResidual = std::max(summary.maxHeatResidual, d.heatResidual);
-        summary.maxTracerResidual = std::max(summary.maxTracerResidual, d.tracerResidual);
+        for (int b = 0; b < budgetCount; ++b) {
+            summary.maxResidual[b] = std::max(summary.maxResidual[b], d.residual[b]);
+            summary.runResidual[b] = d.runResidual[b];
+        }
         summary.finalMeanT = d.meanT;
         summary.analyticError = d.analyticError;
         timers.time("output", [&] {
@@ -135,15 +139,18 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
             for (auto const& name : cfg.output.variables)
                 values.push_back(model.outputValues(name));
             std::vector<std::span<double const>> spans(values.begin(), values.end());
-            std::vector<double> series{d.meanT, d.heatContent, d.tracerContent, d.heatResidual, d.tracerResidual};
+            std::vector<double> series{d.meanT};
+            series.insert(series.end(), d.content.begin(), d.content.end());
+            series.insert(series.end(), d.residual.begin(), d.residual.end());
             if (analytic) series.push_back(d.analyticError);
             out.write(model.time(), spans, series);
         });
         if (talk) {
             char line[256];
             std::snprintf(line, sizeof line,
-                          "output  t = %9.4f d  mean T = %.6f K  heat residual = %.2e  tracer residual = %.2e\n",
-                          model.time() / constants::day, d.meanT, d.heatResidual, d.tracerResidual);
+                          "output  t = %9.4f d  mean T = %.6f K  budget residuals: heat %.2e  water %.2e  tracer %.2e\n",
+                          model.time() / constants::day, d.meanT, d.residual[HeatBudget], d.residual[WaterBudget],
+                          d.residual[TracerBudget]);
             log << line;
             if (analytic) {
                 std::snprintf(line, sizeof line, "        max |T - analytic| = %.3e K\n", d.analyticError);
@@ -179,6 +186,11 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     summary.steps = model.stepCount();
     summary.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
     if (talk) {
+        char line[256];
+        std::snprintf(line, sizeof line, "budgets over the whole run (largest column residual): heat %.2e  water %.2e  "
+                                         "tracer %.2e\n",
+                      summary.runResidual[HeatBudget], summary.runResidual[WaterBudget], summary.runResidual[TracerBudget]);
+        log << line;
         timers.print(log, summary.wallSeconds);
         log << "strata: wrote " << summary.outputPath << "\n";
     }

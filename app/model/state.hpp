@@ -1,9 +1,14 @@
-// The model state of the local columns, and the quantities frozen for one time step.
+// The model state of the local columns and its anelastic reference state.
 //
-// Prognostic (cell centers): T (K), q (kg/kg), tracer (1). Diagnosed at the start of every step from T and the
-// surface pressure: pressure on faces and centers (hydrostatic, operators/column/integrals.hpp), density
-// rho = p / (Rd T), face density (interpolated), and the Exner function (p / p0)^(Rd/cp). These stay fixed during the
-// step, so the mass weights of the budgets are the same before and after it.
+// Prognostic (cell centers): T (K), q (kg/kg), tracer (1).
+//
+// Reference state (fixed for the whole run, per column): pressure p0(z) on faces and centers, density rho0(z) on
+// centers and faces, and the Exner function (p0 / 1000 hPa)^(Rd/cp) on centers. It is the hydrostatic state of the
+// initial sounding with its virtual temperature Tv = T (1 + (Rv/Rd - 1) q), computed once when the model starts
+// (app/model/model.cpp, referenceState). As in anelastic single-column and LES models, these are the mass weights of
+// every process and every budget: the column content sum(rho0 psi dz) of a quantity is then defined the same way at
+// every time, so budgets compare contents across steps and output intervals. The fields keep their short names
+// (p, rho, exner, pFace, rhoFace) because every process reads them.
 #pragma once
 
 #include "core/memory.hpp"
@@ -19,6 +24,8 @@ inline constexpr double g = 9.80616;     // m s-2
 inline constexpr double rd = 287.04;     // J kg-1 K-1
 inline constexpr double cp = 1004.64;    // J kg-1 K-1
 inline constexpr double kappa = rd / cp; // Rd / cp
+inline constexpr double rv = 461.5;      // J kg-1 K-1, water vapour
+inline constexpr double epsilon = rd / rv;
 inline constexpr double p0 = 100000.0;   // Pa, reference pressure of potential temperature
 inline constexpr double day = 86400.0;   // s
 } // namespace constants
@@ -39,16 +46,17 @@ struct State {
     core::MemSpace space;
     Prognostics now;           // the state being advanced (the current RK stage during a step)
     Prognostics start;         // the state at the start of the step
+    Prognostics initial;       // the state at t = 0: budgets integrate rho0 (psi - psi_initial), not a large offset
     Prognostics tendency;      // the sum of the explicit tendencies of a stage
     CenterField scratch;       // one process's tendency before it is added
-    CenterField p, rho, exner; // frozen for the step
+    CenterField p, rho, exner; // the reference state (fixed in time)
     FaceField pFace, rhoFace;
     core::Buffer<double> surfacePressure; // Pa, per column
     core::Buffer<double> latitude;        // degrees, per column
 
     State(std::shared_ptr<ops::Grid const> g, uint32_t cols, core::MemSpace s)
         : grid(std::move(g)), columns(cols), space(s), now(grid, cols, s), start(grid, cols, s),
-          tendency(grid, cols, s), scratch(grid, cols, s), p(grid, cols, s), rho(grid, cols, s),
+          initial(grid, cols, s), tendency(grid, cols, s), scratch(grid, cols, s), p(grid, cols, s), rho(grid, cols, s),
           exner(grid, cols, s), pFace(grid, cols, s), rhoFace(grid, cols, s), surfacePressure(cols, s),
           latitude(cols, s) {}
 };

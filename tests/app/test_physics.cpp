@@ -1,0 +1,338 @@
+// The physics of the column model, tested against physics: invariants (a uniform field stays uniform), budgets that
+// close over whole runs and report a source nobody declared, stability limits that hold on stretched grids, and
+// tendencies compared with values computed by hand.
+#include "app/config.hpp"
+#include "app/model/decomposition.hpp"
+#include "app/model/model.hpp"
+#include "app/model/run.hpp"
+#include "core/comms.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <numbers>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace strata;
+using app::CenterField;
+using Serial = core::Serial;
+
+namespace {
+
+core::Context& comm() {
+    static core::Context context; // MPI as a singleton process
+    return context;
+}
+
+// A configured case as a Model<Serial> on one rank, for tests that reach into the state.
+struct Case {
+    app::Config cfg;
+    app::HorizontalCoords horizontal;
+    app::Decomposition decomposition;
+    std::unique_ptr<app::Model<Serial>> model;
+
+    Case(std::string const& name, std::vector<std::string> const& overrides)
+        : cfg(app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/" + name + ".yaml", overrides)),
+          horizontal(app::makeHorizontal(cfg.horizontal)),
+          decomposition(app::Decomposition::balanced(horizontal.columns(), 0, 1)),
+          model(std::make_unique<app::Model<Serial>>(cfg, Serial{}, comm(), horizontal, decomposition)) {}
+    Case(Case const&) = delete; // the model refers to cfg
+
+    app::State& state() { return model->state(); }
+    void steps(int n) {
+        for (int i = 0; i < n; ++i)
+            model->step();
+    }
+};
+
+template <class F>
+void setField(CenterField& f, F&& value) {
+    for (uint32_t c = 0; c < f.columns(); ++c)
+        for (uint32_t k = 0; k < f.levels(); ++k)
+            f.at(c, k) = value(c, k);
+    f.toDevice();
+}
+
+template <class F>
+double maxOver(CenterField& f, F&& error) {
+    f.toHost();
+    double worst = 0;
+    for (uint32_t c = 0; c < f.columns(); ++c)
+        for (uint32_t k = 0; k < f.levels(); ++k) {
+            double const e = error(c, k, f.at(c, k));
+            if (!(e <= worst)) worst = e; // NaN wins
+        }
+    return worst;
+}
+
+// A number as text that reads back to the same double.
+std::string num(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", x);
+    return buf;
+}
+
+app::RunSummary runQuiet(std::string const& name, std::vector<std::string> const& overrides) {
+    auto const config = app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/" + name + ".yaml", overrides);
+    app::RunOptions options;
+    options.outputDir = (std::filesystem::temp_directory_path() / ("strata_test_physics_" + std::to_string(::getpid())))
+                            .string();
+    options.progress = false;
+    std::ostringstream log;
+    return app::runCase(config, comm(), options, log);
+}
+
+} // namespace
+
+// ---- subsidence ------------------------------------------------------------------------------------------------
+
+TEST_CASE("subsidence keeps a uniform tracer, humidity and potential temperature uniform", "[physics][advection]") {
+    // The flux form -(1/rho0) d/dz(rho0 w psi) fails this by 10-20 % in a day: d/dz(rho0 w) != 0 for this w.
+    for (std::string const scheme : {"upwind1", "upwind3"})
+        for (std::string const grid : {"uniform", "power"})
+            for (double const wMax : {-0.02, 0.015}) {
+                INFO(scheme << ", " << grid << " grid, w_max " << wMax);
+                Case k("subsidence_tracer", {"processes.vertical_advection.scheme=" + scheme,
+                                             "processes.vertical_advection.w_max=" + num(wMax),
+                                             "grid.vertical.stretching=" + grid, "grid.vertical.exponent=2"});
+                k.model->checkStability();
+                auto& s = k.state();
+                setField(s.now.tracer, [](uint32_t, uint32_t) { return 1.0; });
+                setField(s.now.q, [](uint32_t, uint32_t) { return 0.01; });
+                setField(s.now.T, [&](uint32_t c, uint32_t z) { return 300.0 * s.exner.at(c, z); });
+                k.steps(144);
+                double const tracer = maxOver(s.now.tracer, [](auto, auto, double x) { return std::fabs(x - 1.0); });
+                double const q = maxOver(s.now.q, [](auto, auto, double x) { return std::fabs(x / 0.01 - 1.0); });
+                double const theta = maxOver(s.now.T, [&](uint32_t c, uint32_t z, double x) {
+                    return std::fabs(x / s.exner.at(c, z) / 300.0 - 1.0);
+                });
+                WARN(scheme << " " << grid << " w_max " << wMax << ": max |tracer - 1| = " << tracer
+                            << ", relative q " << q << ", relative theta " << theta << " after 144 steps");
+                REQUIRE(tracer <= 1e-13);
+                REQUIRE(q <= 1e-13);
+                REQUIRE(theta <= 1e-13);
+            }
+}
+
+// ---- budgets ---------------------------------------------------------------------------------------------------
+
+namespace {
+
+// A test-only process: a constant source of every budgeted quantity, reported to the budgets or not.
+class ConstantSource : public app::Process<Serial> {
+public:
+    ConstantSource(double heating, bool report) : m_heating(heating), m_report(report) {}
+    std::string name() const override { return "constant_source"; }
+    std::vector<app::FieldDecl> fields() const override { return {}; }
+    void addTendencies(app::StepContext<Serial>& ctx, app::Prognostics const&, app::Prognostics& t,
+                       double weight) override {
+        auto& s = ctx.state;
+        for (uint32_t c = 0; c < s.columns; ++c) {
+            double heat = 0, water = 0, tracer = 0; // what the source adds to each column in this stage
+            for (uint32_t k = 0; k < t.T.levels(); ++k) {
+                double const mass = s.rho.at(c, k) * s.grid->dzCenter()[k];
+                t.T.at(c, k) += m_heating;
+                t.q.at(c, k) += 1e-3 * m_heating;
+                t.tracer.at(c, k) += 1e-2 * m_heating;
+                heat += app::constants::cp * mass * m_heating / s.exner.at(c, k);
+                water += mass * 1e-3 * m_heating;
+                tracer += mass * 1e-2 * m_heating;
+            }
+            if (m_report) {
+                ctx.budget.add(app::HeatBudget, c, weight * heat);
+                ctx.budget.add(app::WaterBudget, c, weight * water);
+                ctx.budget.add(app::TracerBudget, c, weight * tracer);
+            }
+        }
+    }
+
+private:
+    double m_heating;
+    bool m_report;
+};
+
+} // namespace
+
+TEST_CASE("budgets close over a whole run, normalised by what crossed", "[physics][budget]") {
+    struct Run {
+        std::string name;
+        std::vector<std::string> overrides;
+    };
+    std::vector<Run> const runs = {
+        {"default",
+         {"processes.vertical_diffusion.surface_heat_flux=0.05", "processes.vertical_diffusion.surface_moisture_flux=2e-5",
+          "processes.vertical_diffusion.surface_tracer_flux=0.001", "time.steps=72", "time.days="}},
+        {"default", {"processes.vertical_diffusion.mode=explicit", "time.dt=60", "time.steps=240", "time.days=",
+                     "output.interval=3600", "processes.vertical_diffusion.surface_heat_flux=0.05"}},
+        {"subsidence_tracer", {}},
+        {"subsidence_tracer", {"processes.vertical_advection.scheme=upwind1", "grid.vertical.stretching=power",
+                               "grid.vertical.exponent=2"}},
+        {"held_suarez", {"time.days=4"}},
+        {"heat_equation", {}},
+    };
+    for (auto const& r : runs) {
+        auto const s = runQuiet(r.name, r.overrides);
+        for (int b = 0; b < app::budgetCount; ++b) {
+            INFO(r.name << " " << app::budgetNames[b]);
+            WARN(r.name << ": " << app::budgetNames[b] << " budget residual over the run " << s.runResidual[b]
+                        << ", largest over an output interval " << s.maxResidual[b]);
+            REQUIRE(s.runResidual[b] <= 1e-12);
+            REQUIRE(s.maxResidual[b] <= 1e-12);
+        }
+    }
+}
+
+TEST_CASE("a source that no process reports breaks the budgets; reported, it closes them", "[physics][budget]") {
+    for (bool const report : {false, true}) {
+        Case k("default", {"time.steps=36", "time.days="});
+        k.model->addProcess(std::make_unique<ConstantSource>(1e-5, report)); // 0.86 K per day
+        k.steps(18);
+        auto const d = k.model->diagnostics();
+        for (int b = 0; b < app::budgetCount; ++b) {
+            INFO((report ? "reported" : "unreported") << " source, " << app::budgetNames[b] << " budget residual "
+                                                      << d.residual[b] << " over the run " << d.runResidual[b]);
+            if (report) {
+                REQUIRE(d.residual[b] <= 1e-12);
+                REQUIRE(d.runResidual[b] <= 1e-12);
+            } else {
+                REQUIRE(d.residual[b] > 0.1);
+                REQUIRE(d.runResidual[b] > 0.1);
+            }
+        }
+    }
+}
+
+// ---- explicit diffusion: the stability limit -------------------------------------------------------------------
+
+namespace {
+
+// The largest dt (to 1e-6 relative) that the model's stability check accepts.
+double largestAcceptedDt(std::string const& name, std::vector<std::string> overrides) {
+    auto accepted = [&](double dt) {
+        auto o = overrides;
+        o.push_back("time.dt=" + num(dt));
+        o.push_back("time.steps=1");
+        o.push_back("time.days=");
+        o.push_back("output.interval=" + num(dt));
+        Case k(name, o);
+        try {
+            k.model->checkStability();
+            return true;
+        } catch (app::StabilityError const&) {
+            return false;
+        }
+    };
+    double lo = 1e-12, hi = 1e4;
+    REQUIRE(accepted(lo));
+    REQUIRE(!accepted(hi));
+    while (hi - lo > 1e-7 * hi) {
+        double const mid = std::sqrt(lo * hi);
+        (accepted(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+// Steps the case at dt; the largest |T - Ts| over the run (NaN if it blew up).
+double largestDeparture(std::string const& name, std::vector<std::string> overrides, double dt, int steps) {
+    for (auto const& o : {"time.dt=" + num(dt), std::string("time.steps=1"), std::string("time.days="),
+                          "output.interval=" + num(dt)})
+        overrides.push_back(o);
+    Case k(name, overrides);
+    auto& T = k.state().now.T;
+    double const ts = k.cfg.initial.surfaceTemperature;
+    double worst = 0;
+    for (int i = 0; i < steps; ++i) {
+        k.model->step();
+        if (i % 50 == 49 || i == steps - 1)
+            worst = std::max(worst, maxOver(T, [&](auto, auto, double x) { return std::fabs(x - ts); }));
+        if (!(worst < 1e6)) return std::nan("");
+    }
+    return worst;
+}
+
+} // namespace
+
+TEST_CASE("explicit diffusion: the largest accepted dt is stable, 1.1 times it is refused and unstable",
+          "[physics][stability]") {
+    // The heat-equation case (a cosine mode of 5 K, no flux in or out): stable means |T - Ts| never grows past 5 K.
+    // The check bounds dt times the operator's lowest eigenvalue by SSP-RK3's real-axis limit, so it is sharp: 1.1
+    // times the limit, forced past the check, grows.
+    for (std::string const grid : {"uniform", "power"}) {
+        INFO(grid << " grid");
+        std::vector<std::string> const o = {"grid.vertical.stretching=" + grid, "grid.vertical.exponent=4",
+                                            "grid.vertical.levels=32"};
+        double const dt = largestAcceptedDt("heat_equation", o);
+        double const stable = largestDeparture("heat_equation", o, dt, 3000);
+        double const unstable = largestDeparture("heat_equation", o, 1.1 * dt, 3000);
+        WARN(grid << " grid: largest accepted dt " << dt << " s; over 3000 steps max |T - Ts| = " << stable
+                  << " K; at 1.1 dt: " << unstable << " K (NaN: blew up)");
+        REQUIRE(stable <= 5.0 + 1e-9);
+        REQUIRE(!(unstable <= 5.0 + 1e-9));
+        auto refused = o;
+        for (auto const& x : {"time.dt=" + num(1.1 * dt), std::string("time.steps=1"),
+                              std::string("time.days="), "output.interval=" + num(1.1 * dt)})
+            refused.push_back(x);
+        Case k("heat_equation", refused);
+        REQUIRE_THROWS_AS(k.model->checkStability(), app::StabilityError);
+    }
+}
+
+TEST_CASE("explicit diffusion: on a power grid the old criterion K dt / dzFace^2 <= 0.5 accepts a run that blows up",
+          "[physics][stability]") {
+    // The check before this model version bounded K dt / dzFace^2 on interior faces only; the thin bottom cell next
+    // to a thin face has the eigenvalue ~ K / (dzFace_1 dzCenter_0), which with exponent 5 is 3.3 times larger.
+    std::vector<std::string> const o = {"grid.vertical.stretching=power", "grid.vertical.exponent=5",
+                                        "grid.vertical.levels=30"};
+    Case probe("heat_equation", o);
+    auto const& dzf = probe.state().grid->dzFace();
+    double minFace2 = 1e300;
+    for (std::size_t f = 1; f + 1 < dzf.size(); ++f)
+        minFace2 = std::min(minFace2, dzf[f] * dzf[f]);
+    double const oldDt = 0.47 * 0.5 * minFace2 / probe.cfg.diffusion.kappa;
+    double const departure = largestDeparture("heat_equation", o, oldDt, 400);
+    WARN("power grid: dt = 0.47 of the old limit (" << oldDt << " s): max |T - Ts| = " << departure
+                                                     << " K; the new check accepts up to "
+                                                     << largestAcceptedDt("heat_equation", o) << " s");
+    REQUIRE(!(departure <= 5.0 + 1e-9));
+    REQUIRE(oldDt > largestAcceptedDt("heat_equation", o));
+}
+
+// ---- Held-Suarez: tendency against Teq and kT computed by hand -------------------------------------------------
+
+TEST_CASE("Held-Suarez tendency equals -kT (T - Teq) with Teq and kT computed by hand", "[physics][held_suarez]") {
+    Case k("held_suarez", {"grid.horizontal.nlat=6", "grid.horizontal.nlon=1"});
+    auto& s = k.state();
+    auto* hs = dynamic_cast<app::HeldSuarez<Serial>*>(k.model->processes().front().get());
+    REQUIRE(hs != nullptr);
+    setField(s.now.T, [](uint32_t c, uint32_t z) { return 250.0 + 3.0 * c - 1.5 * z; });
+    app::Prognostics t(s.grid, s.columns, s.space);
+    for (auto* f : {&t.T, &t.q, &t.tracer})
+        setField(*f, [](uint32_t, uint32_t) { return 0.0; });
+    app::BudgetTerms budget(s.columns);
+    app::StepContext<Serial> ctx{Serial{}, ops::Engine::Direct, 600.0, s, budget};
+    hs->addTendencies(ctx, s.now, t, 0.0);
+    s.p.toHost();
+    s.pFace.toHost();
+    double const pi = std::numbers::pi, kappa = 287.04 / 1004.64, day = 86400.0;
+    double worst = 0;
+    for (uint32_t c = 0; c < s.columns; ++c)
+        for (uint32_t z = 0; z < s.grid->cells(); ++z) {
+            // Held & Suarez (1994), eqs. (1)-(3), with the parameters of configs/held_suarez.yaml.
+            double const phi = s.latitude.host()[c] * pi / 180.0, p = s.p.at(c, z);
+            double const teq =
+                std::max(200.0, (315.0 - 60.0 * std::pow(std::sin(phi), 2) -
+                                 10.0 * std::log(p / 1e5) * std::pow(std::cos(phi), 2)) *
+                                    std::pow(p / 1e5, kappa));
+            double const sigma = p / s.pFace.at(c, 0);
+            double const kt = 0.025 / day + (0.25 - 0.025) / day * std::max(0.0, (sigma - 0.7) / 0.3) *
+                                                std::pow(std::cos(phi), 4);
+            double const expected = -kt * (s.now.T.at(c, z) - teq);
+            worst = std::max(worst, std::fabs(t.T.at(c, z) - expected) / (std::fabs(expected) + 1e-12));
+        }
+    REQUIRE(worst < 1e-12);
+}
