@@ -75,8 +75,9 @@ struct DiffusionConfig {
 
 struct AdvectionConfig {
     bool enabled = false;
-    std::string scheme = "upwind3"; // upwind3 | upwind1
-    double wMax = -0.01;            // m/s: w(z) = wMax sin(pi z / top), zero at both boundaries
+    std::string scheme = "upwind3";         // upwind3 | upwind1 | limited: potential temperature
+    std::string positiveScheme = "limited"; // the same choice for q and tracer, which must stay >= 0
+    double wMax = -0.01;                    // m/s: w(z) = wMax sin(pi z / top), zero at both boundaries
 
     bool operator==(AdvectionConfig const&) const = default;
 };

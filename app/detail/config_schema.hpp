@@ -62,7 +62,8 @@ void describe(V& v, DiffusionConfig& c) {
 
 template <class V>
 void describe(V& v, AdvectionConfig& c) {
-    v.field("scheme", c.scheme, oneOf({"upwind3", "upwind1"}));
+    v.field("scheme", c.scheme, oneOf({"upwind3", "upwind1", "limited"}));
+    v.field("positive_scheme", c.positiveScheme, oneOf({"limited", "upwind3", "upwind1"}));
     v.field("w_max", c.wMax, anyNumber());
 }
 

@@ -422,9 +422,9 @@ public:
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double weight) override {
         State& s = ctx.state;
         // Heat is advected as potential temperature: dT/dt = exner d(theta)/dt.
-        add(ctx, t.T, u.T / s.exner, s.exner, HeatBudget, constants::cp, weight);
-        add(ctx, t.q, u.q, 1.0, WaterBudget, 1.0, weight);
-        add(ctx, t.tracer, u.tracer, 1.0, TracerBudget, 1.0, weight);
+        add(ctx, m_cfg.scheme, t.T, u.T / s.exner, s.exner, HeatBudget, constants::cp, weight);
+        add(ctx, m_cfg.positiveScheme, t.q, u.q, 1.0, WaterBudget, 1.0, weight);
+        add(ctx, m_cfg.positiveScheme, t.tracer, u.tracer, 1.0, TracerBudget, 1.0, weight);
     }
 
     bool outputFace(Backend const& backend, std::string const& name, FaceField& out) override {
@@ -434,13 +434,15 @@ public:
     }
 
 private:
-    double courantLimit() const { return m_cfg.scheme == "limited" ? 0.5 : 1.0; }
+    // The flux-limited product keeps q >= 0 while the outflow Courant numbers of a cell add up to <= 1/2
+    // (docs/operators.md): with outflow through at most both faces, |w| dt / dz <= 1/4 per face.
+    double courantLimit() const { return m_cfg.scheme == "limited" || m_cfg.positiveScheme == "limited" ? 0.25 : 1.0; }
 
     // tendency += -factor (1/rho0) [d/dz(rho0 w psi) - psi d/dz(rho0 w)], and the lateral inflow
     // scale * integral(psi d/dz(rho0 w) dz), weighted by the stage, into the budget.
     template <class Psi, class Factor>
-    void add(StepContext<Backend>& ctx, CenterField& tendency, Psi const& psi, Factor const& factor, Budget budget,
-             double scale, double weight) {
+    void add(StepContext<Backend>& ctx, std::string const& scheme, CenterField& tendency, Psi const& psi,
+             Factor const& factor, Budget budget, double scale, double weight) {
         State& s = ctx.state;
         auto const div = ops::DivergenceF2C{ops::SetValue{0.0}, ops::SetValue{0.0}}; // closed column: w = 0 there
         auto const massDivergence = div(m_rhoW);
@@ -448,8 +450,10 @@ private:
             ops::evaluate(ctx.backend, s.scratch,
                           -(factor * ((div(flux(m_rhoW, psi)) - psi * massDivergence) / s.rho)), ctx.engine);
         };
-        if (m_cfg.scheme == "upwind1")
+        if (scheme == "upwind1")
             tend(ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}});
+        else if (scheme == "limited")
+            tend(ops::UpwindLimitedProductC2F{ops::FirstOrderOneSided{}, ops::FirstOrderOneSided{}});
         else
             tend(ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}});
         detail::accumulate(ctx.backend, tendency, s.scratch);
