@@ -434,6 +434,15 @@ void checkHorizontal(HorizontalGridConfig const& h) {
     }
 }
 
+// An Ekman spiral needs f != 0 in every column: no column on the equator.
+void checkEkmanLatitudes(HorizontalGridConfig const& h) {
+    uint32_t const n = h.type == "latlon" ? h.nlat : h.ncol;
+    if (n % 2 == 1)
+        fail(h.type == "latlon" ? "grid.horizontal.nlat" : "grid.horizontal.ncol",
+             "'" + std::to_string(n) + "' puts a column on the equator (f = 0: no Ekman spiral)",
+             "an even number with initial_conditions.wind: ekman");
+}
+
 // The initial temperature must stay positive over the whole column.
 void checkInitialTemperature(InitialConfig const& i, double top) {
     if (i.temperature == "lapse_rate" && i.surfaceTemperature - i.lapseRate * top <= 0.0)
@@ -454,10 +463,22 @@ void validate(Config& c) {
     if (c.heldSuarez.tMin >= c.heldSuarez.tMax)
         fail("processes.held_suarez.T_min", "'" + formatNumber(c.heldSuarez.tMin) + "' is not below T_max",
              "a number < T_max = " + formatNumber(c.heldSuarez.tMax));
-    // "plain" replaces the reference state by rho0 = exner0 = 1 for the whole model: only meaningful for diffusion alone.
-    if (c.diffusion.enabled && c.diffusion.form == "plain" && c.processOrder.size() > 1)
-        fail("processes.vertical_diffusion.form", "'plain' with other processes enabled",
-             "form: anelastic, or vertical_diffusion as the only process (plain sets rho0 = exner0 = 1 for the model)");
+    // "plain" replaces the reference state by rho0 = exner0 = 1 for the whole model: only meaningful for diffusion
+    // alone, or with the Coriolis force, which does not use the reference state (the classical Ekman problem).
+    if (c.diffusion.enabled && c.diffusion.form == "plain")
+        for (auto const& name : c.processOrder)
+            if (name != "vertical_diffusion" && name != "coriolis")
+                fail("processes.vertical_diffusion.form", "'plain' with " + name + " enabled",
+                     "form: anelastic, or only vertical_diffusion and coriolis (plain sets rho0 = exner0 = 1 for the "
+                     "whole model)");
+    if (c.initial.wind == "ekman") {
+        bool const ok = c.coriolis.enabled && c.diffusion.enabled && c.diffusion.profile == "constant" &&
+                        c.diffusion.surfaceMomentum == "no_slip" && c.diffusion.kappa > 0;
+        if (!ok)
+            fail("initial_conditions.wind", "'ekman' without its processes",
+                 "coriolis and vertical_diffusion with profile: constant, kappa > 0 and surface_momentum: no_slip");
+        checkEkmanLatitudes(c.horizontal);
+    }
     if (c.time.start.size() == 10) c.time.start += " 00:00:00"; // one form for the time axis units
 }
 

@@ -68,6 +68,7 @@ struct DiffusionConfig {
     double surfaceHeatFlux = 0.0;        // K m/s (kinematic, positive upwards)
     double surfaceMoistureFlux = 0.0;    // kg/kg m/s
     double surfaceTracerFlux = 0.0;      // 1 m/s
+    std::string surfaceMomentum = "no_slip"; // no_slip (u = v = 0 at the ground) | free_slip (no stress)
 
     bool operator==(DiffusionConfig const&) const = default;
     std::string form = "anelastic"; // anelastic: (1/rho) d/dz(rho K d(theta)/dz); plain: d/dz(K dT/dz) (rho = 1, T)
@@ -76,8 +77,8 @@ struct DiffusionConfig {
 struct AdvectionConfig {
     bool enabled = false;
     std::string scheme = "upwind3";         // upwind3 | upwind1 | limited: potential temperature
-    std::string positiveScheme = "limited"; // the same choice for q and tracer, which must stay >= 0
     double wMax = -0.01;                    // m/s: w(z) = wMax sin(pi z / top), zero at both boundaries
+    std::string positiveScheme = "limited"; // the same choice for q and tracer, which must stay >= 0
 
     bool operator==(AdvectionConfig const&) const = default;
 };
@@ -92,8 +93,19 @@ struct HeldSuarezConfig {
     double tMin = 200.0;  // K
     double tMax = 315.0;  // K
     double p0 = 100000.0; // Pa
+    double kf = 1.0;      // 1/day: Rayleigh friction of the winds below sigma_b
 
     bool operator==(HeldSuarezConfig const&) const = default;
+};
+
+// Coriolis force and the large-scale pressure gradient as a geostrophic wind:
+// du/dt = f (v - vg), dv/dt = -f (u - ug), f = 2 Omega sin(latitude).
+struct CoriolisConfig {
+    bool enabled = false;
+    double ug = 0.0; // m/s
+    double vg = 0.0; // m/s
+
+    bool operator==(CoriolisConfig const&) const = default;
 };
 
 struct InitialConfig {
@@ -105,13 +117,16 @@ struct InitialConfig {
     double humidity = 0.01;                 // kg/kg at the surface, decaying with height scale 2 km
     double tracerHeight = 5000.0;           // m: center of a Gaussian tracer blob
     double tracerWidth = 1000.0;            // m
+    std::string wind = "uniform";           // uniform (u, v below) | ekman (the steady spiral of coriolis + diffusion)
+    double u = 0.0;                         // m/s
+    double v = 0.0;                         // m/s
 
     bool operator==(InitialConfig const&) const = default;
 };
 
 struct OutputConfig {
     std::string path = "out/strata.nc";
-    std::vector<std::string> variables = {"T", "q", "tracer", "p"}; // of: T theta q tracer p p_face K w
+    std::vector<std::string> variables = {"T", "q", "tracer", "p"}; // of: T theta u v q tracer p p_face K w
     double interval = 3600.0;        // s between outputs (a positive multiple of time.dt)
     std::string precision = "float"; // float | double
 
@@ -127,6 +142,7 @@ struct Config {
     DiffusionConfig diffusion;
     AdvectionConfig advection;
     HeldSuarezConfig heldSuarez;
+    CoriolisConfig coriolis;
     InitialConfig initial;
     OutputConfig output;
     std::vector<std::string> processOrder; // names of enabled processes, in file order

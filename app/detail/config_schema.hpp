@@ -58,6 +58,7 @@ void describe(V& v, DiffusionConfig& c) {
     v.field("surface_heat_flux", c.surfaceHeatFlux, anyNumber());
     v.field("surface_moisture_flux", c.surfaceMoistureFlux, anyNumber());
     v.field("surface_tracer_flux", c.surfaceTracerFlux, anyNumber());
+    v.field("surface_momentum", c.surfaceMomentum, oneOf({"no_slip", "free_slip"}));
 }
 
 template <class V>
@@ -77,6 +78,13 @@ void describe(V& v, HeldSuarezConfig& c) {
     v.field("T_min", c.tMin, above(0.0));
     v.field("T_max", c.tMax, above(0.0));
     v.field("p0", c.p0, above(0.0));
+    v.field("kf", c.kf, atLeast(0.0));
+}
+
+template <class V>
+void describe(V& v, CoriolisConfig& c) {
+    v.field("u_g", c.ug, anyNumber());
+    v.field("v_g", c.vg, anyNumber());
 }
 
 template <class V>
@@ -89,12 +97,15 @@ void describe(V& v, InitialConfig& c) {
     v.field("humidity", c.humidity, atLeast(0.0));
     v.field("tracer_height", c.tracerHeight, anyNumber());
     v.field("tracer_width", c.tracerWidth, above(0.0));
+    v.field("wind", c.wind, oneOf({"uniform", "ekman"}));
+    v.field("u", c.u, anyNumber());
+    v.field("v", c.v, anyNumber());
 }
 
 template <class V>
 void describe(V& v, OutputConfig& c) {
     v.field("path", c.path, nonEmptyText());
-    v.field("variables", c.variables, DistinctSubset{{"T", "theta", "q", "tracer", "p", "p_face", "K", "w"}});
+    v.field("variables", c.variables, DistinctSubset{{"T", "theta", "u", "v", "q", "tracer", "p", "p_face", "K", "w"}});
     v.field("interval", c.interval, above(0.0));
     v.field("precision", c.precision, oneOf({"float", "double"}));
 }
@@ -112,6 +123,7 @@ void describe(V& v, Config& c) {
         p.process("vertical_diffusion", c.diffusion.enabled, [&](auto& s) { describe(s, c.diffusion); });
         p.process("vertical_advection", c.advection.enabled, [&](auto& s) { describe(s, c.advection); });
         p.process("held_suarez", c.heldSuarez.enabled, [&](auto& s) { describe(s, c.heldSuarez); });
+        p.process("coriolis", c.coriolis.enabled, [&](auto& s) { describe(s, c.coriolis); });
     });
     v.section("initial_conditions", [&](auto& s) { describe(s, c.initial); });
     v.section("output", [&](auto& s) { describe(s, c.output); });

@@ -19,8 +19,26 @@ ops::Engine engineFromName(std::string const& name) {
     return ops::Engine::Auto;
 }
 
-InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z, double latitude) {
+std::array<double, 2> ekmanSpiral(WindSetting const& w, double z, double latitude) {
+    // u + i v = G (1 - exp(-(1 + i s) z / delta)), s = sign(f), delta = sqrt(2 K / |f|), G = ug + i vg.
+    double const f = 2.0 * constants::omega * std::sin(latitude * std::numbers::pi / 180.0);
+    double const delta = std::sqrt(2.0 * w.kappa / std::fabs(f));
+    double const s = f > 0 ? 1.0 : -1.0, decay = std::exp(-z / delta);
+    double const re = 1.0 - decay * std::cos(z / delta), im = decay * s * std::sin(z / delta);
+    return {w.ug * re - w.vg * im, w.ug * im + w.vg * re};
+}
+
+InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z, double latitude,
+                               WindSetting const& wind) {
     InitialProfiles p{};
+    if (init.wind == "ekman") {
+        auto const uv = ekmanSpiral(wind, z, latitude);
+        p.u = uv[0];
+        p.v = uv[1];
+    } else {
+        p.u = init.u;
+        p.v = init.v;
+    }
     double const pi = std::numbers::pi;
     if (init.temperature == "isothermal") p.T = init.surfaceTemperature;
     else if (init.temperature == "cosine") p.T = init.surfaceTemperature + init.amplitude * std::cos(pi * z / zTop);

@@ -35,9 +35,16 @@ ops::Engine engineFromName(std::string const& name);
 
 // Initial profiles of the local columns (host arrays, written into the state by the model).
 struct InitialProfiles {
-    double T, q, tracer;
+    double T, u, v, q, tracer;
 };
-InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z, double latitude);
+// `wind` is the configured initial wind; wind: ekman needs the Ekman depth and geostrophic wind (app/model/model.cpp).
+struct WindSetting {
+    double ug = 0, vg = 0, kappa = 0; // geostrophic wind (m/s) and eddy diffusivity (m2/s) of an Ekman spiral
+};
+InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z, double latitude,
+                               WindSetting const& wind = {});
+// The steady Ekman spiral over a no-slip ground (u, v) at height z above it, at latitude (degrees).
+std::array<double, 2> ekmanSpiral(WindSetting const& w, double z, double latitude);
 
 // The reference state of the local columns from the initial sounding (host values written into the state).
 void computeReferenceState(State& s, InitialConfig const& init, std::vector<double> const& latitude, bool uniform);
@@ -78,6 +85,8 @@ public:
                 m_processes.push_back(std::make_unique<VerticalAdvection<Backend>>(cfg.advection, m_state));
             else if (name == "held_suarez")
                 m_processes.push_back(std::make_unique<HeldSuarez<Backend>>(cfg.heldSuarez, m_state, m_backend));
+            else if (name == "coriolis")
+                m_processes.push_back(std::make_unique<Coriolis<Backend>>(cfg.coriolis, m_state));
         }
     }
 
@@ -90,26 +99,49 @@ public:
     State const& state() const { return m_state; }
     State& state() { return m_state; } // tests set up states of their own
 
-    // The heat-equation case has an exact solution: T = Ts + A cos(pi z / H) exp(-K (pi / H)^2 t).
-    bool hasAnalyticSolution() const {
+    // Cases with an exact solution, whose error the run reports:
+    //   heat equation   T = Ts + A cos(pi z / H) exp(-K (pi / H)^2 t)   (plain diffusion alone, cosine start)
+    //   Ekman spiral    the steady (u, v) of Coriolis and constant-K diffusion over a no-slip ground (started from it)
+    enum class Analytic { None, HeatEquation, Ekman };
+    Analytic analyticCase() const {
         auto const& d = m_cfg.diffusion;
-        return !m_hasTestProcess && m_cfg.processOrder == std::vector<std::string>{"vertical_diffusion"} && d.form == "plain" &&
-               d.profile == "constant" && d.surfaceHeatFlux == 0.0 && m_cfg.initial.temperature == "cosine";
+        if (m_hasTestProcess) return Analytic::None;
+        if (m_cfg.processOrder == std::vector<std::string>{"vertical_diffusion"} && d.form == "plain" &&
+            d.profile == "constant" && d.surfaceHeatFlux == 0.0 && m_cfg.initial.temperature == "cosine")
+            return Analytic::HeatEquation;
+        if (m_cfg.initial.wind == "ekman" && m_cfg.processOrder.size() == 2) return Analytic::Ekman; // checked by config
+        return Analytic::None;
     }
+    bool hasAnalyticSolution() const { return analyticCase() != Analytic::None; }
 
+    // The largest |value - exact| over the columns (K for the heat equation, m/s for the Ekman spiral).
     double analyticError() {
         double local = 0;
-        auto& T = m_state.now.T;
-        T.toHost();
         double const top = m_state.grid->faces().back(), pi = std::numbers::pi;
-        double const decay = std::exp(-m_cfg.diffusion.kappa * (pi / top) * (pi / top) * m_time);
         auto const& zc = m_state.grid->centers();
-        for (uint32_t c = 0; c < T.columns(); ++c)
-            for (uint32_t k = 0; k < T.levels(); ++k) {
-                double const exact =
-                    m_cfg.initial.surfaceTemperature + m_cfg.initial.amplitude * std::cos(pi * zc[k] / top) * decay;
-                local = std::max(local, std::fabs(T.at(c, k) - exact));
-            }
+        if (analyticCase() == Analytic::HeatEquation) {
+            auto& T = m_state.now.T;
+            T.toHost();
+            double const decay = std::exp(-m_cfg.diffusion.kappa * (pi / top) * (pi / top) * m_time);
+            for (uint32_t c = 0; c < T.columns(); ++c)
+                for (uint32_t k = 0; k < T.levels(); ++k) {
+                    double const exact =
+                        m_cfg.initial.surfaceTemperature + m_cfg.initial.amplitude * std::cos(pi * zc[k] / top) * decay;
+                    local = std::max(local, std::fabs(T.at(c, k) - exact));
+                }
+        } else {
+            auto& u = m_state.now.u;
+            auto& v = m_state.now.v;
+            u.toHost();
+            v.toHost();
+            for (uint32_t c = 0; c < u.columns(); ++c)
+                for (uint32_t k = 0; k < u.levels(); ++k) {
+                    auto const exact = ekmanSpiral(windSetting(), zc[k] - m_state.grid->faces().front(),
+                                                   m_state.latitude.host()[c]);
+                    local = std::max({local, std::fabs(u.at(c, k) - exact[0]), std::fabs(v.at(c, k) - exact[1])});
+                }
+        }
+        if (std::isnan(local)) local = std::numeric_limits<double>::infinity(); // never hidden by a comparison
         double global = 0;
         MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, m_comm.comm());
         return global;
@@ -204,7 +236,9 @@ public:
 
     // A variable of the local columns for output, level-contiguous per column without padding.
     std::vector<double> outputValues(std::string const& name) {
-        if (name == "T" || name == "q" || name == "tracer" || name == "p" || name == "theta") return centerValues(name);
+        if (name == "T" || name == "u" || name == "v" || name == "q" || name == "tracer" || name == "p" ||
+            name == "theta")
+            return centerValues(name);
         return faceValues(name);
     }
 
@@ -213,10 +247,14 @@ private:
 
     bool hasExplicit() const {
         for (auto const& name : m_cfg.processOrder) {
-            if (name == "vertical_advection" || name == "held_suarez") return true;
+            if (name == "vertical_advection" || name == "held_suarez" || name == "coriolis") return true;
             if (name == "vertical_diffusion" && m_cfg.diffusion.mode == "explicit") return true;
         }
         return false;
+    }
+
+    WindSetting windSetting() const {
+        return {m_cfg.coriolis.ug, m_cfg.coriolis.vg, m_cfg.diffusion.kappa};
     }
 
     void initialise(std::vector<double> const& lat) {
@@ -224,16 +262,17 @@ private:
         double const top = m_state.grid->faces().back();
         for (uint32_t c = 0; c < m_decomp.local; ++c) {
             for (uint32_t k = 0; k < zc.size(); ++k) {
-                auto const init = initialProfile(m_cfg.initial, top, zc[k], lat[c]);
+                auto const init = initialProfile(m_cfg.initial, top, zc[k], lat[c], windSetting());
                 m_state.now.T.at(c, k) = init.T;
+                m_state.now.u.at(c, k) = init.u;
+                m_state.now.v.at(c, k) = init.v;
                 m_state.now.q.at(c, k) = init.q;
                 m_state.now.tracer.at(c, k) = init.tracer;
             }
             m_state.surfacePressure.host()[c] = m_cfg.initial.surfacePressure;
         }
-        m_state.now.T.toDevice();
-        m_state.now.q.toDevice();
-        m_state.now.tracer.toDevice();
+        for (auto* f : m_state.now.all())
+            f->toDevice();
         m_state.surfacePressure.toDevice();
         copy(m_state.initial, m_state.now);
     }
@@ -271,24 +310,30 @@ private:
     }
 
     void copy(Prognostics& dst, Prognostics const& src) {
-        for (auto [d, s] : {std::pair{&dst.T, &src.T}, std::pair{&dst.q, &src.q}, std::pair{&dst.tracer, &src.tracer}})
-            forEachPoint(m_backend, d->columns(), d->levels(), Copy{d->view(), s->view()});
+        auto const to = dst.all();
+        auto const from = src.all();
+        for (std::size_t i = 0; i < Prognostics::count; ++i)
+            forEachPoint(m_backend, to[i]->columns(), to[i]->levels(), Copy{to[i]->view(), from[i]->view()});
     }
     void zero(Prognostics& t) {
-        for (auto* f : {&t.T, &t.q, &t.tracer})
+        for (auto* f : t.all())
             forEachPoint(m_backend, f->columns(), f->levels(), Fill{f->view(), 0.0});
     }
     void rkStage(Prognostics& u, Prognostics const& u0, Prognostics const& f, double b, double dt) {
         auto stage = [&](CenterField& x, CenterField const& x0, CenterField const& fx) {
             forEachPoint(m_backend, x.columns(), x.levels(), RkStage{x.view(), x0.view(), fx.view(), b, dt});
         };
-        stage(u.T, u0.T, f.T);
-        stage(u.q, u0.q, f.q);
-        stage(u.tracer, u0.tracer, f.tracer);
+        auto const x = u.all();
+        auto const x0 = u0.all();
+        auto const fx = f.all();
+        for (std::size_t i = 0; i < Prognostics::count; ++i)
+            stage(*x[i], *x0[i], *fx[i]);
     }
 
     std::vector<double> centerValues(std::string const& name) {
         CenterField* f = name == "T"        ? &m_state.now.T
+                         : name == "u"      ? &m_state.now.u
+                         : name == "v"      ? &m_state.now.v
                          : name == "q"      ? &m_state.now.q
                          : name == "tracer" ? &m_state.now.tracer
                                             : &m_state.p;

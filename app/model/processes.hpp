@@ -194,14 +194,16 @@ struct ImplicitCoefficients {
     double const* surfaceFlux; // rho_face * F at the surface, per column
     ops::GridView grid;
     double dt;
+    bool noSlip; // psi = 0 on the bottom face (winds over a no-slip ground): the half cell below center 0 conducts
     STRATA_HD void operator()(uint32_t col, uint32_t k) const {
         uint32_t const n = grid.n();
         double const m = rho(col, k) * grid.dzCenter[k];
         double const below = k > 0 ? rhoK(col, k) / grid.dzFace[k] : 0.0;
         double const above = k + 1 < n ? rhoK(col, k + 1) / grid.dzFace[k + 1] : 0.0;
+        double const ground = k == 0 && noSlip ? dt * rhoK(col, 0) / grid.dzFace[0] / m : 0.0;
         a(col, k) = -dt * below / m;
         c(col, k) = -dt * above / m;
-        b(col, k) = 1.0 - a(col, k) - c(col, k);
+        b(col, k) = 1.0 - a(col, k) - c(col, k) + ground;
         d(col, k) = psi(col, k) + (k == 0 ? dt * surfaceFlux[col] / m : 0.0);
     }
 };
@@ -223,13 +225,18 @@ public:
     VerticalDiffusion(DiffusionConfig const& cfg, State& s)
         : m_cfg(cfg), m_K(s.grid, s.columns, s.space), m_rhoK(s.grid, s.columns, s.space), m_heat(s.columns, s.space),
           m_moisture(s.columns, s.space), m_tracer(s.columns, s.space), m_negHeat(s.columns, s.space),
-          m_negMoisture(s.columns, s.space), m_negTracer(s.columns, s.space), m_a(s.grid, s.columns, s.space),
-          m_b(s.grid, s.columns, s.space), m_c(s.grid, s.columns, s.space), m_d(s.grid, s.columns, s.space) {}
+          m_negMoisture(s.columns, s.space), m_negTracer(s.columns, s.space), m_noFlux(s.columns, s.space),
+          m_a(s.grid, s.columns, s.space),
+          m_b(s.grid, s.columns, s.space), m_c(s.grid, s.columns, s.space), m_d(s.grid, s.columns, s.space) {
+        std::fill(m_noFlux.host().begin(), m_noFlux.host().end(), 0.0);
+        m_noFlux.toDevice();
+    }
 
     std::string name() const override { return "vertical_diffusion"; }
     std::vector<FieldDecl> fields() const override {
-        return {{"T", "K", "tendency of"},         {"q", "kg kg-1", "tendency of"}, {"tracer", "1", "tendency of"},
-                {"K", "m2 s-1", "writes (faces)"}, {"rho", "kg m-3", "reads"},      {"exner", "1", "reads"}};
+        return {{"T", "K", "tendency of"},         {"u", "m s-1", "tendency of"},  {"v", "m s-1", "tendency of"},
+                {"q", "kg kg-1", "tendency of"},   {"tracer", "1", "tendency of"}, {"K", "m2 s-1", "writes (faces)"},
+                {"rho", "kg m-3", "reads"},        {"exner", "1", "reads"}};
     }
 
     // Explicit SSP-RK3 is stable while dt times every eigenvalue of the discrete operator lies in its stability
@@ -261,8 +268,10 @@ public:
         std::vector<double> diagonal(n), offDiagonal(n > 0 ? n - 1 : 0);
         detail::Worst w;
         for (uint32_t c = 0; c < s.columns; ++c) {
+            // The top face is closed; the bottom face conducts only for the winds over a no-slip ground (the
+            // stricter operator of the two, so the check holds for every diffused variable).
             auto conductance = [&](uint32_t f) {
-                return f == 0 || f == n ? 0.0 : s.rhoFace.at(c, f) * m_K.at(c, f) / dzf[f];
+                return f == n || (f == 0 && !noSlip()) ? 0.0 : s.rhoFace.at(c, f) * m_K.at(c, f) / dzf[f];
             };
             uint32_t rowOfMax = 0;
             for (uint32_t k = 0; k < n; ++k) {
@@ -316,17 +325,31 @@ public:
         detail::accumulate(ctx.backend, t.q, s.scratch);
         ops::evaluate(ctx.backend, s.scratch, div(m_negTracer)(m_rhoK * grad(u.tracer)) / s.rho, ctx.engine);
         detail::accumulate(ctx.backend, t.tracer, s.scratch);
+        // Winds: no stress through the top; at the ground either u = v = 0 on the face (no-slip: the bottom face's
+        // flux comes from the gradient over the half cell) or no stress (free-slip).
+        auto momentum = [&](CenterField const& x, CenterField& tx) {
+            if (noSlip()) {
+                auto const gradNoSlip = ops::GradientC2F{ops::SetValue{0.0}, ops::SetGradient{0.0}};
+                auto const divNoSlip = ops::DivergenceF2C<ops::NoBC, ops::SetValue<double>>{{}, ops::SetValue{0.0}};
+                ops::evaluate(ctx.backend, s.scratch, divNoSlip(m_rhoK * gradNoSlip(x)) / s.rho, ctx.engine);
+            } else {
+                ops::evaluate(ctx.backend, s.scratch, div(m_noFlux)(m_rhoK * grad(x)) / s.rho, ctx.engine);
+            }
+            detail::accumulate(ctx.backend, tx, s.scratch);
+        };
+        momentum(u.u, t.u);
+        momentum(u.v, t.v);
     }
 
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
         if (m_cfg.mode != "implicit") return;
         State& s = ctx.state;
         auto const g = s.grid->view(Backend::memSpace);
-        auto solve = [&](CenterField& psi, core::Buffer<double> const& flux) {
+        auto solve = [&](CenterField& psi, core::Buffer<double> const& flux, bool noSlip = false) {
             forEachPoint(ctx.backend, s.columns, psi.levels(),
                          ImplicitCoefficients{m_a.view(), m_b.view(), m_c.view(), m_d.view(), std::as_const(psi).view(),
                                               std::as_const(s.rho).view(), std::as_const(m_rhoK).view(), flux.device(),
-                                              g, ctx.dt});
+                                              g, ctx.dt, noSlip});
             ops::solveTridiagonal(ctx.backend, m_a, m_b, m_c, m_d, psi, ops::Tridiag::Bfb);
         };
         forEachPoint(ctx.backend, s.columns, u.T.levels(),
@@ -336,6 +359,8 @@ public:
                      FromTheta{u.T.view(), std::as_const(s.scratch).view(), std::as_const(s.exner).view()});
         solve(u.q, m_moisture);
         solve(u.tracer, m_tracer);
+        solve(u.u, m_noFlux, noSlip());
+        solve(u.v, m_noFlux, noSlip());
     }
 
     bool outputFace(Backend const& backend, std::string const& name, FaceField& out) override {
@@ -345,6 +370,8 @@ public:
     }
 
 private:
+    bool noSlip() const { return m_cfg.surfaceMomentum == "no_slip"; }
+
     void setDiffusivity(StepContext<Backend>& ctx) const {
         auto const g = ctx.state.grid->view(Backend::memSpace);
         forEachPoint(ctx.backend, ctx.state.columns, m_K.levels(),
@@ -357,6 +384,7 @@ private:
     FaceField m_rhoK;
     core::Buffer<double> m_heat, m_moisture, m_tracer; // rho_face F at the surface (kinematic flux times density)
     core::Buffer<double> m_negHeat, m_negMoisture, m_negTracer;
+    core::Buffer<double> m_noFlux; // zeros: no flux through the bottom face (winds over a free-slip ground)
     CenterField m_a, m_b, m_c, m_d;
 };
 
@@ -483,10 +511,11 @@ private:
 // Held-Suarez (1994) radiative relaxation: dT/dt = -kT (T - Teq), with
 //   Teq = max(Tmin, (Tmax - dTy sin^2 phi - dThz log(p/p0) cos^2 phi) (p/p0)^kappa)
 //   kT  = ka + (ks - ka) max(0, (sigma - sigmaB) / (1 - sigmaB)) cos^4 phi,  sigma = p / ps.
-// p is the reference pressure, fixed in time: Teq and kT are computed once, when the process is made.
+// and Rayleigh friction of the winds, du/dt = -kv u, dv/dt = -kv v, kv = kf max(0, (sigma - sigmaB) / (1 - sigmaB)).
+// p is the reference pressure, fixed in time: Teq, kT and kv are computed once, when the process is made.
 
 struct HeldSuarezCoefficients {
-    CenterView teq, kt;
+    CenterView teq, kt, kv;
     CenterConst p;
     FaceConst pFace;
     double const* latitude; // degrees, per column
@@ -500,6 +529,17 @@ struct HeldSuarezCoefficients {
         double const sigma = p(c, k) / pFace(c, 0);
         double const above = (sigma - cfg.sigmaB) / (1.0 - cfg.sigmaB);
         kt(c, k) = (cfg.ka + (cfg.ks - cfg.ka) * (above > 0 ? above : 0.0) * co * co * co * co) / 86400.0;
+        kv(c, k) = cfg.kf * (above > 0 ? above : 0.0) / 86400.0;
+    }
+};
+
+// Linear damping of the winds: tendencies -k u and -k v added in place.
+struct WindDamping {
+    CenterView tu, tv;
+    CenterConst u, v, rate;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        tu(c, k) = tu(c, k) - rate(c, k) * u(c, k);
+        tv(c, k) = tv(c, k) - rate(c, k) * v(c, k);
     }
 };
 
@@ -515,19 +555,26 @@ public:
     // Needs the reference state (s.p, s.pFace) and the latitudes of s.
     HeldSuarez(HeldSuarezConfig const& cfg, State& s, Backend const& backend)
         : m_cfg(cfg), m_teq(s.grid, s.columns, s.space), m_kt(s.grid, s.columns, s.space),
-          m_heat(s.grid, s.columns, s.space), m_column(s.columns, s.space) {
+          m_kv(s.grid, s.columns, s.space), m_heat(s.grid, s.columns, s.space), m_column(s.columns, s.space) {
         forEachPoint(backend, s.columns, m_teq.levels(),
-                     HeldSuarezCoefficients{m_teq.view(), m_kt.view(), std::as_const(s.p).view(),
+                     HeldSuarezCoefficients{m_teq.view(), m_kt.view(), m_kv.view(), std::as_const(s.p).view(),
                                             std::as_const(s.pFace).view(), s.latitude.device(), m_cfg});
     }
 
     std::string name() const override { return "held_suarez"; }
     std::vector<FieldDecl> fields() const override {
-        return {{"T", "K", "tendency of"}, {"p", "Pa", "reads"}, {"latitude", "degrees_north", "reads"}};
+        return {{"T", "K", "tendency of"},
+                {"u", "m s-1", "tendency of"},
+                {"v", "m s-1", "tendency of"},
+                {"p", "Pa", "reads"},
+                {"latitude", "degrees_north", "reads"}};
     }
 
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double weight) override {
         State& s = ctx.state;
+        forEachPoint(ctx.backend, s.columns, t.u.levels(),
+                     WindDamping{t.u.view(), t.v.view(), std::as_const(u.u).view(), std::as_const(u.v).view(),
+                                 std::as_const(m_kv).view()});
         forEachPoint(ctx.backend, s.columns, s.scratch.levels(),
                      Relaxation{s.scratch.view(), std::as_const(u.T).view(), std::as_const(m_teq).view(),
                                 std::as_const(m_kt).view()});
@@ -542,12 +589,68 @@ public:
 
     CenterField const& equilibriumTemperature() const { return m_teq; }
     CenterField const& relaxationRate() const { return m_kt; }
+    CenterField const& frictionRate() const { return m_kv; }
 
 private:
     HeldSuarezConfig m_cfg;
-    CenterField m_teq, m_kt;
+    CenterField m_teq, m_kt, m_kv;
     CenterField m_heat;
     core::Buffer<double> m_column;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Coriolis force with the large-scale pressure gradient written as a geostrophic wind (ug, vg):
+//   du/dt = f (v - vg),  dv/dt = -f (u - ug),  f = 2 Omega sin(latitude).
+// Pointwise; with friction or mixing the winds turn towards low pressure (Ekman).
+
+struct CoriolisTendency {
+    CenterView tu, tv;
+    CenterConst u, v;
+    double const* f; // per column
+    double ug, vg;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        tu(c, k) = tu(c, k) + f[c] * (v(c, k) - vg);
+        tv(c, k) = tv(c, k) - f[c] * (u(c, k) - ug);
+    }
+};
+
+template <class Backend>
+class Coriolis : public Process<Backend> {
+public:
+    Coriolis(CoriolisConfig const& cfg, State& s) : m_cfg(cfg), m_f(s.columns, s.space) {
+        for (uint32_t c = 0; c < s.columns; ++c)
+            m_f.host()[c] = coriolisParameter(s.latitude.host()[c]);
+        m_f.toDevice();
+    }
+
+    static double coriolisParameter(double latitudeDegrees) {
+        return 2.0 * constants::omega * std::sin(latitudeDegrees * std::numbers::pi / 180.0);
+    }
+
+    std::string name() const override { return "coriolis"; }
+    std::vector<FieldDecl> fields() const override {
+        return {{"u", "m s-1", "tendency of"}, {"v", "m s-1", "tendency of"}, {"latitude", "degrees_north", "reads"}};
+    }
+
+    // SSP-RK3 on the imaginary axis is stable for |f| dt <= sqrt(3).
+    void checkStability(StepContext<Backend>& ctx) const override {
+        for (uint32_t c = 0; c < ctx.state.columns; ++c) {
+            double const x = std::fabs(m_f.host()[c]) * ctx.dt;
+            if (!(x <= std::sqrt(3.0)))
+                throw StabilityError(detail::formatLimit("Coriolis number |f| dt", x, std::sqrt(3.0), c, 0, "level"),
+                                     "time.dt", "a time step below sqrt(3) / |f|");
+        }
+    }
+
+    void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double) override {
+        forEachPoint(ctx.backend, ctx.state.columns, t.u.levels(),
+                     CoriolisTendency{t.u.view(), t.v.view(), std::as_const(u.u).view(), std::as_const(u.v).view(),
+                                      m_f.device(), m_cfg.ug, m_cfg.vg});
+    }
+
+private:
+    CoriolisConfig m_cfg;
+    core::Buffer<double> m_f;
 };
 
 } // namespace strata::app

@@ -31,7 +31,7 @@ struct RunSummary {
     std::array<double, 3> maxResidual{};
     std::array<double, 3> runResidual{};
     double finalMeanT = 0;
-    double analyticError = 0; // heat-equation case only (NaN otherwise)
+    double analyticError = 0; // heat equation (K) and Ekman (m/s) cases only (NaN otherwise)
 };
 
 RunSummary runCase(Config const& config, core::Context const& comm, RunOptions const& options, std::ostream& log);

@@ -30,6 +30,8 @@ struct VariableInfo {
 inline constexpr VariableInfo variableTable[] = {
     {"T", "K", "air temperature", "air_temperature", false},
     {"theta", "K", "potential temperature", "air_potential_temperature", false},
+    {"u", "m s-1", "eastward wind", "eastward_wind", false},
+    {"v", "m s-1", "northward wind", "northward_wind", false},
     {"q", "kg kg-1", "specific humidity", "specific_humidity", false},
     {"tracer", "1", "passive tracer mixing ratio", "", false},
     {"p", "Pa", "air pressure at cell centers", "air_pressure", false},
@@ -41,7 +43,7 @@ inline constexpr VariableInfo variableTable[] = {
 inline VariableInfo const& variableInfo(std::string const& name) {
     for (auto const& v : variableTable)
         if (name == v.name) return v;
-    throw Error("unknown output variable '" + name + "'", "output.variables", "T, theta, q, tracer, p, p_face, K, w");
+    throw Error("unknown output variable '" + name + "'", "output.variables", "T, theta, u, v, q, tracer, p, p_face, K, w");
 }
 
 class Timers {
@@ -114,7 +116,10 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
                                    " budget residual since the previous output, relative to what crossed, was added "
                                    "or moved (docs/model.md)"});
     bool const analytic = model.hasAnalyticSolution();
-    if (analytic) spec.series.push_back({"T_error_vs_analytic", "K", "max |T - exact solution of the heat equation|"});
+    bool const ekman = model.analyticCase() == Model<Backend>::Analytic::Ekman;
+    if (analytic && !ekman)
+        spec.series.push_back({"T_error_vs_analytic", "K", "max |T - exact solution of the heat equation|"});
+    if (ekman) spec.series.push_back({"wind_error_vs_analytic", "m s-1", "max |u, v - the steady Ekman spiral|"});
     OutputFile out(comm, spec, decomp.first, decomp.local);
 
     detail::Timers timers;
@@ -153,7 +158,9 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
                           d.residual[TracerBudget]);
             log << line;
             if (analytic) {
-                std::snprintf(line, sizeof line, "        max |T - analytic| = %.3e K\n", d.analyticError);
+                std::snprintf(line, sizeof line, ekman ? "        max |u, v - Ekman spiral| = %.3e m/s\n"
+                                                       : "        max |T - analytic| = %.3e K\n",
+                              d.analyticError);
                 log << line;
             }
             log << std::flush;

@@ -1,6 +1,6 @@
 // The model state of the local columns and its anelastic reference state.
 //
-// Prognostic (cell centers): T (K), q (kg/kg), tracer (1).
+// Prognostic (cell centers): T (K), u and v (m/s, eastward and northward wind), q (kg/kg), tracer (1).
 //
 // Reference state (fixed for the whole run, per column): pressure p0(z) on faces and centers, density rho0(z) on
 // centers and faces, and the Exner function (p0 / 1000 hPa)^(Rd/cp) on centers. It is the hydrostatic state of the
@@ -15,6 +15,7 @@
 #include "operators/field.hpp"
 #include "operators/grid.hpp"
 
+#include <array>
 #include <memory>
 
 namespace strata::app {
@@ -28,16 +29,21 @@ inline constexpr double rv = 461.5;      // J kg-1 K-1, water vapour
 inline constexpr double epsilon = rd / rv;
 inline constexpr double p0 = 100000.0;   // Pa, reference pressure of potential temperature
 inline constexpr double day = 86400.0;   // s
+inline constexpr double omega = 7.292e-5; // s-1, the Earth's rotation rate
 } // namespace constants
 
 using CenterField = ops::Field<double, ops::Center>;
 using FaceField = ops::Field<double, ops::Face>;
 
-// The three prognostic variables, as a unit the time stepper combines.
+// The prognostic variables, as a unit the time stepper combines.
 struct Prognostics {
-    CenterField T, q, tracer;
+    CenterField T, u, v, q, tracer;
     Prognostics(std::shared_ptr<ops::Grid const> const& grid, uint32_t columns, core::MemSpace space)
-        : T(grid, columns, space), q(grid, columns, space), tracer(grid, columns, space) {}
+        : T(grid, columns, space), u(grid, columns, space), v(grid, columns, space), q(grid, columns, space),
+          tracer(grid, columns, space) {}
+    static constexpr std::size_t count = 5;
+    std::array<CenterField*, count> all() { return {&T, &u, &v, &q, &tracer}; }
+    std::array<CenterField const*, count> all() const { return {&T, &u, &v, &q, &tracer}; }
 };
 
 struct State {

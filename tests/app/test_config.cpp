@@ -230,8 +230,8 @@ TEST_CASE("values of the wrong type are reported with the expected type", "[conf
     CHECK(fileError("time: {steps: 10, dt: fast}\n") ==
           "time.dt: 'fast' is not a finite number (expected a number > 0)");
     CHECK(fileError(minimal + "output: {variables: T}\n") ==
-          "output.variables: 'T' is not a list (expected a list of distinct names from: T, theta, q, tracer, p, "
-          "p_face, K, w)");
+          "output.variables: 'T' is not a list (expected a list of distinct names from: T, theta, u, v, q, "
+          "tracer, p, p_face, K, w)");
     CHECK(fileError(minimal + "grid: {vertical: [1, 2]}\n") ==
           "grid.vertical: '[1, 2]' is not a map (expected a map with keys: levels, top, stretching, exponent)");
     CHECK_THAT(fileError(minimal + "title: {a: 1}\n"), Contains("title: '{a: 1}' is not a string"));
@@ -257,7 +257,7 @@ TEST_CASE("values out of range are reported with the accepted range", "[config][
     CHECK(fileError(minimal + "grid: {horizontal: {type: columns}}\n") ==
           "grid.horizontal.ncol: '0' is out of range (expected an integer >= 1 when grid.horizontal.type is columns)");
     CHECK(fileError(minimal + "output: {variables: [T, rho]}\n") ==
-          "output.variables[1]: 'rho' is not allowed (expected one of: T, theta, q, tracer, p, p_face, K, w)");
+          "output.variables[1]: 'rho' is not allowed (expected one of: T, theta, u, v, q, tracer, p, p_face, K, w)");
     CHECK_THAT(fileError(minimal + "output: {variables: [T, q, T]}\n"),
                Contains("output.variables[2]: 'T' is listed twice"));
     CHECK_THAT(fileError("time: {steps: 10, start: 2001-02-29}\n"),
@@ -306,7 +306,7 @@ TEST_CASE("the output interval is a positive multiple of time.dt", "[config][err
 TEST_CASE("processes: unknown, listed twice or malformed", "[config][errors]") {
     CHECK(fileError(minimal + "processes:\n  - held_suares: {}\n") ==
           "processes[0]: unknown process 'held_suares'; did you mean 'held_suarez'? (expected one of: "
-          "vertical_diffusion, vertical_advection, held_suarez)");
+          "vertical_diffusion, vertical_advection, held_suarez, coriolis)");
     CHECK(fileError(minimal + "processes:\n  - held_suarez\n  - vertical_advection\n  - held_suarez: {ka: 1}\n") ==
           "processes[2]: 'held_suarez' is listed twice (also at processes[0]) (expected each process at most once)");
     // The settings not indented under the name: one item with two keys.
