@@ -471,6 +471,14 @@ void validate(Config& c) {
                 fail("processes.vertical_diffusion.form", "'plain' with " + name + " enabled",
                      "form: anelastic, or only vertical_diffusion and coriolis (plain sets rho0 = exner0 = 1 for the "
                      "whole model)");
+    if (c.diffusion.enabled && c.diffusion.profile == "reed_jablonowski") {
+        if (!c.surfaceFluxes.enabled)
+            fail("processes.vertical_diffusion.profile", "'reed_jablonowski' without surface_fluxes",
+                 "the surface_fluxes process enabled (its c_e and gustiness set K = c_e |v_a| z_a)");
+        if (c.diffusion.mode != "implicit")
+            fail("processes.vertical_diffusion.mode", "'" + c.diffusion.mode + "' with profile reed_jablonowski",
+                 "mode: implicit (K follows the wind, so no explicit limit can be checked before the run)");
+    }
     if (c.initial.wind == "ekman") {
         bool const ok = c.coriolis.enabled && c.diffusion.enabled && c.diffusion.profile == "constant" &&
                         c.diffusion.surfaceMomentum == "no_slip" && c.diffusion.kappa > 0;

@@ -61,7 +61,7 @@ struct BackendConfig {
 struct DiffusionConfig {
     bool enabled = false;
     std::string mode = "implicit";       // explicit | implicit
-    std::string profile = "constant";    // constant | boundary_layer
+    std::string profile = "constant";    // constant | boundary_layer | reed_jablonowski
     double kappa = 5.0;                  // m2/s; boundary_layer: the surface value
     double boundaryLayerHeight = 1500.0; // m; boundary_layer: K decays as exp(-z / h) ... to kappaFree
     double kappaFree = 0.1;              // m2/s above the boundary layer
@@ -108,6 +108,23 @@ struct CoriolisConfig {
     bool operator==(CoriolisConfig const&) const = default;
 };
 
+// Bulk surface fluxes over a sea of prescribed temperature (RJ12, TJ16).
+struct SurfaceFluxesConfig {
+    bool enabled = false;
+    double ce = 0.0044;      // exchange coefficient of moisture (TJ16)
+    double ch = 0.0044;      // exchange coefficient of heat (TJ16)
+    double gustiness = 1.0;  // m/s added (in quadrature) to the lowest level's wind speed
+
+    bool operator==(SurfaceFluxesConfig const&) const = default;
+};
+
+// Large-scale condensation: supersaturation condenses and precipitates at once (RJ12). No settings.
+struct CondensationConfig {
+    bool enabled = false;
+
+    bool operator==(CondensationConfig const&) const = default;
+};
+
 struct InitialConfig {
     std::string temperature = "lapse_rate"; // isothermal | lapse_rate | cosine
     double surfaceTemperature = 288.0;      // K
@@ -127,6 +144,7 @@ struct InitialConfig {
 struct OutputConfig {
     std::string path = "out/strata.nc";
     std::vector<std::string> variables = {"T", "q", "tracer", "p"}; // of: T theta u v q tracer p p_face K w
+                                                                    // and the surface fields (output.variables)
     double interval = 3600.0;        // s between outputs (a positive multiple of time.dt)
     std::string precision = "float"; // float | double
 
@@ -143,6 +161,8 @@ struct Config {
     AdvectionConfig advection;
     HeldSuarezConfig heldSuarez;
     CoriolisConfig coriolis;
+    SurfaceFluxesConfig surfaceFluxes;
+    CondensationConfig condensation;
     InitialConfig initial;
     OutputConfig output;
     std::vector<std::string> processOrder; // names of enabled processes, in file order

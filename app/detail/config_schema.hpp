@@ -50,7 +50,7 @@ void describe(V& v, BackendConfig& c) {
 template <class V>
 void describe(V& v, DiffusionConfig& c) {
     v.field("mode", c.mode, oneOf({"explicit", "implicit"}));
-    v.field("profile", c.profile, oneOf({"constant", "boundary_layer"}));
+    v.field("profile", c.profile, oneOf({"constant", "boundary_layer", "reed_jablonowski"}));
     v.field("form", c.form, oneOf({"anelastic", "plain"}));
     v.field("kappa", c.kappa, atLeast(0.0));
     v.field("boundary_layer_height", c.boundaryLayerHeight, above(0.0));
@@ -82,6 +82,13 @@ void describe(V& v, HeldSuarezConfig& c) {
 }
 
 template <class V>
+void describe(V& v, SurfaceFluxesConfig& c) {
+    v.field("c_e", c.ce, atLeast(0.0));
+    v.field("c_h", c.ch, atLeast(0.0));
+    v.field("gustiness", c.gustiness, atLeast(0.0));
+}
+
+template <class V>
 void describe(V& v, CoriolisConfig& c) {
     v.field("u_g", c.ug, anyNumber());
     v.field("v_g", c.vg, anyNumber());
@@ -105,7 +112,9 @@ void describe(V& v, InitialConfig& c) {
 template <class V>
 void describe(V& v, OutputConfig& c) {
     v.field("path", c.path, nonEmptyText());
-    v.field("variables", c.variables, DistinctSubset{{"T", "theta", "u", "v", "q", "tracer", "p", "p_face", "K", "w"}});
+    v.field("variables", c.variables, DistinctSubset{{"T", "theta", "u", "v", "q", "tracer", "p", "p_face", "K", "w",
+                                                    "precipitation_flux", "surface_upward_sensible_heat_flux",
+                                                    "surface_upward_latent_heat_flux", "water_evaporation_flux"}});
     v.field("interval", c.interval, above(0.0));
     v.field("precision", c.precision, oneOf({"float", "double"}));
 }
@@ -124,6 +133,8 @@ void describe(V& v, Config& c) {
         p.process("vertical_advection", c.advection.enabled, [&](auto& s) { describe(s, c.advection); });
         p.process("held_suarez", c.heldSuarez.enabled, [&](auto& s) { describe(s, c.heldSuarez); });
         p.process("coriolis", c.coriolis.enabled, [&](auto& s) { describe(s, c.coriolis); });
+        p.process("surface_fluxes", c.surfaceFluxes.enabled, [&](auto& s) { describe(s, c.surfaceFluxes); });
+        p.process("large_scale_condensation", c.condensation.enabled, [](auto&) {});
     });
     v.section("initial_conditions", [&](auto& s) { describe(s, c.initial); });
     v.section("output", [&](auto& s) { describe(s, c.output); });

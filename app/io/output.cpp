@@ -123,7 +123,10 @@ struct OutputFile::Impl {
         }
     }
 
-    std::size_t levelsOf(std::size_t v) const { return spec.variables[v].onFaces ? spec.ilev.size() : spec.lev.size(); }
+    std::size_t levelsOf(std::size_t v) const {
+        if (spec.variables[v].surface) return 1;
+        return spec.variables[v].onFaces ? spec.ilev.size() : spec.lev.size();
+    }
     std::string partialPath() const { return partialPathOf(spec.path); }
 
     void checkDistribution(uint64_t firstColumn);
@@ -217,13 +220,14 @@ void OutputFile::Impl::create() {
     netCDF::NcType const& valueType =
         spec.doublePrecision ? static_cast<netCDF::NcType const&>(netCDF::ncDouble) : netCDF::ncFloat;
     for (OutputVariable const& v : spec.variables) {
-        std::vector<NcDim> dims{time, v.onFaces ? ilev.first : lev};
+        std::vector<NcDim> dims{time};
+        if (!v.surface) dims.push_back(v.onFaces ? ilev.first : lev);
         dims.insert(dims.end(), horizontal.begin(), horizontal.end());
         NcVar const var = file->addVar(v.name, valueType, dims);
         if (!v.standardName.empty()) var.putAtt("standard_name", v.standardName);
         var.putAtt("long_name", v.longName);
         var.putAtt("units", v.units);
-        var.putAtt("cell_methods", "time: point");
+        var.putAtt("cell_methods", v.cellMethods.empty() ? std::string("time: point") : v.cellMethods);
         if (!h.latlon) var.putAtt("coordinates", "lat lon");
         dataVars.push_back(var);
     }
@@ -281,6 +285,10 @@ void OutputFile::Impl::writeRecordRank0(std::size_t v) {
     if (spec.horizontal.latlon) {
         start.push_back(0);
         count = {1, levels, spec.horizontal.nlat, spec.horizontal.nlon};
+    }
+    if (spec.variables[v].surface) { // no vertical dimension
+        start.erase(start.begin() + 1);
+        count.erase(count.begin() + 1);
     }
     if (spec.doublePrecision) {
         dataVars[v].putVar(start, count, cfOrder.data());

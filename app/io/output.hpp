@@ -7,7 +7,8 @@
 //
 // Layout: dimensions time (unlimited), lev (centers), ilev (faces) and lat, lon (lat-lon grids) or ncol (a list of
 // columns); coordinate variables with units, axis, positive = "up" for heights, standard_name; data variables
-// (time, lev|ilev, lat, lon) or (time, lev|ilev, ncol) in float or double; scalar time series (time); global
+// (time, lev|ilev, lat, lon) or (time, lev|ilev, ncol), or surface fields (time, lat, lon) or (time, ncol), in float or
+// double; scalar time series (time); global
 // attributes Conventions = "CF-1.8", title, source, history, and strata_config (the resolved YAML). For the columns
 // layout lat(ncol) and lon(ncol) are auxiliary coordinates (no axis attribute: CF-1.8 allows it on coordinate
 // variables only) and every data variable says coordinates = "lat lon".
@@ -48,6 +49,8 @@ struct HorizontalCoords {
 struct OutputVariable {
     std::string name, units, longName, standardName; // standardName empty when CF has none
     bool onFaces = false;                            // ilev instead of lev
+    bool surface = false;                            // one value per column: (time, lat, lon) or (time, ncol)
+    std::string cellMethods;                         // CF cell_methods; empty: "time: point"
 };
 
 struct TimeSeries {

@@ -14,6 +14,7 @@
 #include "app/model/budgets.hpp"
 #include "app/model/decomposition.hpp"
 #include "app/model/kernels.hpp"
+#include "app/model/moist.hpp"
 #include "app/model/processes.hpp"
 #include "app/model/state.hpp"
 #include "core/comms.hpp"
@@ -80,13 +81,17 @@ public:
         computeReferenceState(m_state, cfg.initial, lat, cfg.diffusion.enabled && cfg.diffusion.form == "plain");
         for (auto const& name : cfg.processOrder) {
             if (name == "vertical_diffusion")
-                m_processes.push_back(std::make_unique<VerticalDiffusion<Backend>>(cfg.diffusion, m_state));
+                m_processes.push_back(std::make_unique<VerticalDiffusion<Backend>>(cfg.diffusion, cfg.surfaceFluxes, m_state));
             else if (name == "vertical_advection")
                 m_processes.push_back(std::make_unique<VerticalAdvection<Backend>>(cfg.advection, m_state));
             else if (name == "held_suarez")
                 m_processes.push_back(std::make_unique<HeldSuarez<Backend>>(cfg.heldSuarez, m_state, m_backend));
             else if (name == "coriolis")
                 m_processes.push_back(std::make_unique<Coriolis<Backend>>(cfg.coriolis, m_state));
+            else if (name == "surface_fluxes")
+                m_processes.push_back(std::make_unique<BulkSurfaceFluxes<Backend>>(cfg.surfaceFluxes, m_state));
+            else if (name == "large_scale_condensation")
+                m_processes.push_back(std::make_unique<LargeScaleCondensation<Backend>>(m_state));
         }
     }
 
@@ -239,7 +244,8 @@ public:
         if (name == "T" || name == "u" || name == "v" || name == "q" || name == "tracer" || name == "p" ||
             name == "theta")
             return centerValues(name);
-        return faceValues(name);
+        if (name == "p_face" || name == "K" || name == "w") return faceValues(name);
+        return surfaceValues(name);
     }
 
 private:
@@ -347,6 +353,14 @@ private:
         for (uint32_t c = 0; c < f->columns(); ++c)
             out.insert(out.end(), f->column(c).begin(), f->column(c).end());
         return out;
+    }
+
+    // A surface field from the process that makes it (zeros when that process is not enabled).
+    std::vector<double> surfaceValues(std::string const& name) {
+        std::vector<double> out;
+        for (auto& p : m_processes)
+            if (p->outputSurface(name, out)) return out;
+        return std::vector<double>(m_state.columns, 0.0);
     }
 
     std::vector<double> faceValues(std::string const& name) {

@@ -91,6 +91,8 @@ public:
     virtual void implicitStep(StepContext<Backend>&, Prognostics& /*u*/) {}
     // Face fields this process can write to the output ("K", "w"); false when it has none of that name.
     virtual bool outputFace(Backend const&, std::string const&, FaceField&) { return false; }
+    // Surface fields, one value per column (precipitation, surface fluxes: means since the previous call).
+    virtual bool outputSurface(std::string const&, std::vector<double>&) { return false; }
 };
 
 namespace detail {
@@ -186,6 +188,21 @@ struct DiffusivityProfile {
     }
 };
 
+// The boundary-layer diffusivity of RJ12 (eq. 18): K = C_E |v_a| z_a where p >= 850 hPa, decaying above as
+// exp(-((850 hPa - p) / 100 hPa)^2); |v_a| the lowest level's wind speed with gustiness, z_a its height.
+struct ReedJablonowskiDiffusivity {
+    FaceView K;
+    FaceConst pFace;
+    CenterConst u, v;
+    double za, ce, gust;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        double const ua = u(c, 0), va = v(c, 0);
+        double const k0 = ce * sqrt(ua * ua + va * va + gust * gust) * za;
+        double const above = (85000.0 - pFace(c, k)) / 10000.0;
+        K(c, k) = pFace(c, k) >= 85000.0 ? k0 : k0 * exp(-above * above);
+    }
+};
+
 // Backward-Euler coefficients for one scalar: a x[k-1] + b x[k] + c x[k+1] = d.
 struct ImplicitCoefficients {
     CenterView a, b, c, d;
@@ -222,8 +239,8 @@ struct FromTheta {
 template <class Backend>
 class VerticalDiffusion : public Process<Backend> {
 public:
-    VerticalDiffusion(DiffusionConfig const& cfg, State& s)
-        : m_cfg(cfg), m_K(s.grid, s.columns, s.space), m_rhoK(s.grid, s.columns, s.space), m_heat(s.columns, s.space),
+    VerticalDiffusion(DiffusionConfig const& cfg, SurfaceFluxesConfig const& surface, State& s)
+        : m_cfg(cfg), m_surface(surface), m_K(s.grid, s.columns, s.space), m_rhoK(s.grid, s.columns, s.space), m_heat(s.columns, s.space),
           m_moisture(s.columns, s.space), m_tracer(s.columns, s.space), m_negHeat(s.columns, s.space),
           m_negMoisture(s.columns, s.space), m_negTracer(s.columns, s.space), m_noFlux(s.columns, s.space),
           m_a(s.grid, s.columns, s.space),
@@ -373,6 +390,14 @@ private:
     bool noSlip() const { return m_cfg.surfaceMomentum == "no_slip"; }
 
     void setDiffusivity(StepContext<Backend>& ctx) const {
+        State const& s = ctx.state;
+        if (m_cfg.profile == "reed_jablonowski") {
+            forEachPoint(ctx.backend, s.columns, m_K.levels(),
+                         ReedJablonowskiDiffusivity{m_K.view(), s.pFace.view(), s.now.u.view(), s.now.v.view(),
+                                                    s.grid->centers()[0] - s.grid->faces()[0], m_surface.ce,
+                                                    m_surface.gustiness});
+            return;
+        }
         auto const g = ctx.state.grid->view(Backend::memSpace);
         forEachPoint(ctx.backend, ctx.state.columns, m_K.levels(),
                      DiffusivityProfile{m_K.view(), g.zf, m_cfg.kappa, m_cfg.kappaFree, m_cfg.boundaryLayerHeight,
@@ -380,6 +405,7 @@ private:
     }
 
     DiffusionConfig m_cfg;
+    SurfaceFluxesConfig m_surface;
     mutable FaceField m_K;
     FaceField m_rhoK;
     core::Buffer<double> m_heat, m_moisture, m_tracer; // rho_face F at the surface (kinematic flux times density)

@@ -25,6 +25,8 @@ struct VariableInfo {
     char const* longName;
     char const* standardName;
     bool onFaces;
+    bool surface = false;        // one value per column
+    char const* cellMethods = ""; // empty: "time: point"
 };
 
 inline constexpr VariableInfo variableTable[] = {
@@ -38,12 +40,20 @@ inline constexpr VariableInfo variableTable[] = {
     {"p_face", "Pa", "air pressure at cell faces", "air_pressure", true},
     {"K", "m2 s-1", "eddy diffusivity", "", true},
     {"w", "m s-1", "prescribed subsidence velocity", "upward_air_velocity", true},
+    {"precipitation_flux", "kg m-2 s-1", "precipitation (large-scale condensation), mean since the previous output",
+     "precipitation_flux", false, true, "time: mean"},
+    {"surface_upward_sensible_heat_flux", "W m-2", "sensible heat flux from the sea, mean since the previous output",
+     "surface_upward_sensible_heat_flux", false, true, "time: mean"},
+    {"surface_upward_latent_heat_flux", "W m-2", "latent heat flux from the sea, mean since the previous output",
+     "surface_upward_latent_heat_flux", false, true, "time: mean"},
+    {"water_evaporation_flux", "kg m-2 s-1", "evaporation from the sea, mean since the previous output",
+     "water_evaporation_flux", false, true, "time: mean"},
 };
 
 inline VariableInfo const& variableInfo(std::string const& name) {
     for (auto const& v : variableTable)
         if (name == v.name) return v;
-    throw Error("unknown output variable '" + name + "'", "output.variables", "T, theta, u, v, q, tracer, p, p_face, K, w");
+    throw Error("unknown output variable '" + name + "'", "output.variables", "a name from docs/config.md");
 }
 
 class Timers {
@@ -104,7 +114,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     spec.ilev = model.state().grid->faces();
     for (auto const& name : cfg.output.variables) {
         auto const& v = detail::variableInfo(name);
-        spec.variables.push_back({v.name, v.units, v.longName, v.standardName, v.onFaces});
+        spec.variables.push_back({v.name, v.units, v.longName, v.standardName, v.onFaces, v.surface, v.cellMethods});
     }
     spec.series = {{"T_global_mean", "K", "global mean air temperature (mass and area weighted)"},
                    {"heat_content", "J m-2", "column heat content cp * sum(rho0 theta dz), global mean"},
@@ -189,6 +199,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
             log << line << std::flush;
         }
     }
+    if (total % every != 0) writeRecord(); // the final state is always written, also off the output interval
     timers.time("output", [&] { out.close(); });
     summary.steps = model.stepCount();
     summary.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();

@@ -1,0 +1,194 @@
+// Moist processes of the simple-physics suite (Reed & Jablonowski 2012, "RJ12"; Thatcher & Jablonowski 2016, "TJ16"):
+// large-scale condensation and bulk surface fluxes over a prescribed sea surface. Both act after the explicit part of
+// a step, in process order (RJ12 takes them one after the other, as here), and report to the budgets what left or
+// entered each column, computed from their own flux formulas.
+#pragma once
+
+#include "app/model/processes.hpp"
+#include "app/model/thermodynamics.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace strata::app {
+
+// A per-column amount accumulated over time, for means over an output interval ("time: mean").
+struct ColumnMean {
+    std::vector<double> sum;
+    double seconds = 0;
+    explicit ColumnMean(uint32_t columns) : sum(columns, 0.0) {}
+    void add(uint32_t c, double rate, double dt) { sum[c] += rate * dt; }
+    void tick(double dt) { seconds += dt; }
+    // The mean since the previous call (0 before any time has passed), and a fresh start.
+    void takeMean(std::vector<double>& out) {
+        out.resize(sum.size());
+        for (std::size_t c = 0; c < sum.size(); ++c)
+            out[c] = seconds > 0 ? sum[c] / seconds : 0.0;
+        std::fill(sum.begin(), sum.end(), 0.0);
+        seconds = 0;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Large-scale condensation (RJ12 section 2c): where q > q_sat(T, p0), the excess condenses, heats the air and falls
+// out at once as precipitation: dq from moist::condensation, T += (L/cp) dq, q -= dq.
+
+struct CondensationKernel {
+    CenterView T, q, condensed;
+    CenterConst p;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        double const dq = moist::condensation(T(c, k), q(c, k), p(c, k));
+        condensed(c, k) = dq;
+        T(c, k) = T(c, k) + (moist::latentHeat / constants::cp) * dq;
+        q(c, k) = q(c, k) - dq;
+    }
+};
+
+template <class Backend>
+class LargeScaleCondensation : public Process<Backend> {
+public:
+    explicit LargeScaleCondensation(State& s)
+        : m_condensed(s.grid, s.columns, s.space), m_weighted(s.grid, s.columns, s.space),
+          m_column(s.columns, s.space), m_precipitation(s.columns) {}
+
+    std::string name() const override { return "large_scale_condensation"; }
+    std::vector<FieldDecl> fields() const override {
+        return {{"T", "K", "adjusts"},
+                {"q", "kg kg-1", "adjusts"},
+                {"p", "Pa", "reads"},
+                {"precipitation_flux", "kg m-2 s-1", "writes (surface)"}};
+    }
+
+    void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
+        State& s = ctx.state;
+        forEachPoint(ctx.backend, s.columns, u.T.levels(),
+                     CondensationKernel{u.T.view(), u.q.view(), m_condensed.view(), std::as_const(s.p).view()});
+        // What fell out: sum(rho0 dq dz) of water leaves the column; L sum(rho0 dq / exner0 dz) of heat is released.
+        integrate(ctx, s.rho * m_condensed);
+        for (uint32_t c = 0; c < s.columns; ++c) {
+            double const rain = m_column.host()[c];
+            ctx.budget.add(WaterBudget, c, -rain);
+            m_precipitation.add(c, rain / ctx.dt, ctx.dt);
+        }
+        m_precipitation.tick(ctx.dt);
+        integrate(ctx, s.rho * m_condensed / s.exner);
+        for (uint32_t c = 0; c < s.columns; ++c)
+            ctx.budget.add(HeatBudget, c, moist::latentHeat * m_column.host()[c]);
+    }
+
+    bool outputSurface(std::string const& name, std::vector<double>& out) override {
+        if (name != "precipitation_flux") return false;
+        m_precipitation.takeMean(out);
+        return true;
+    }
+
+private:
+    template <class E>
+    void integrate(StepContext<Backend>& ctx, E const& expr) {
+        ops::evaluate(ctx.backend, m_weighted, expr, ops::Engine::Direct);
+        ops::columnIntegral(ctx.backend, m_weighted, m_column);
+        m_column.toHost();
+    }
+
+    CenterField m_condensed, m_weighted;
+    core::Buffer<double> m_column;
+    ColumnMean m_precipitation; // kg m-2 s-1
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bulk surface fluxes over the sea (RJ12 section 2d, TJ16 coefficients), from the lowest level (subscript a):
+//   E = C_E |v_a| (q_sat(T_s, p_s) - q_a),  H = C_H |v_a| (T_s - T_a),  tau = -C_d |v_a| v_a,
+//   |v_a| = sqrt(u_a^2 + v_a^2 + gust^2),  C_d = 0.0007 + 0.000065 |v_a| below 20 m/s, 0.002 above,
+// into the lowest cell (mass rho0 dzCenter_0 through the bottom face of density rho0_s), implicitly as in RJ12:
+//   x_a(n+1) = (x_a + a x_s) / (1 + a),  a = dt rho0_s C |v_a| / (rho0 dzCenter_0),  x_s = T_s, q_sat,s or 0.
+
+struct SurfaceFluxConfigView {
+    double ce, ch, gust;
+};
+
+struct SurfaceFluxKernel {
+    CenterView T, q, u, v;
+    CenterConst rho;
+    FaceConst rhoFace, pFace;
+    double const* sst;
+    double* heat;     // out, per column: rho0_s H (K kg m-2 s-1)
+    double* moisture; // out, per column: rho0_s E (kg m-2 s-1)
+    double dzCenter0, dt;
+    SurfaceFluxConfigView cfg;
+    STRATA_HD void operator()(uint32_t c, uint32_t) const {
+        double const ua = u(c, 0), va = v(c, 0);
+        double const speed = sqrt(ua * ua + va * va + cfg.gust * cfg.gust);
+        double const cd = speed < 20.0 ? 0.0007 + 0.000065 * speed : 0.002;
+        double const toCell = dt * rhoFace(c, 0) * speed / (rho(c, 0) * dzCenter0);
+        double const qs = moist::saturationHumidity(sst[c], pFace(c, 0));
+        double const aH = toCell * cfg.ch, aE = toCell * cfg.ce, aD = toCell * cd;
+        T(c, 0) = (T(c, 0) + aH * sst[c]) / (1.0 + aH);
+        q(c, 0) = (q(c, 0) + aE * qs) / (1.0 + aE);
+        u(c, 0) = ua / (1.0 + aD);
+        v(c, 0) = va / (1.0 + aD);
+        // The fluxes that did it, from the flux formulas at the new state (what the implicit step applies).
+        heat[c] = rhoFace(c, 0) * cfg.ch * speed * (sst[c] - T(c, 0));
+        moisture[c] = rhoFace(c, 0) * cfg.ce * speed * (qs - q(c, 0));
+    }
+};
+
+template <class Backend>
+class BulkSurfaceFluxes : public Process<Backend> {
+public:
+    BulkSurfaceFluxes(SurfaceFluxesConfig const& cfg, State& s)
+        : m_cfg(cfg), m_sst(s.columns, s.space), m_heat(s.columns, s.space), m_moisture(s.columns, s.space),
+          m_sensible(s.columns), m_latent(s.columns), m_evaporation(s.columns) {
+        for (uint32_t c = 0; c < s.columns; ++c)
+            m_sst.host()[c] = moist::seaSurfaceTemperature(s.latitude.host()[c]);
+        m_sst.toDevice();
+    }
+
+    std::string name() const override { return "surface_fluxes"; }
+    std::vector<FieldDecl> fields() const override {
+        return {{"T", "K", "adjusts (lowest level)"},
+                {"q", "kg kg-1", "adjusts (lowest level)"},
+                {"u", "m s-1", "adjusts (lowest level)"},
+                {"v", "m s-1", "adjusts (lowest level)"},
+                {"surface_upward_sensible_heat_flux", "W m-2", "writes (surface)"},
+                {"surface_upward_latent_heat_flux", "W m-2", "writes (surface)"},
+                {"water_evaporation_flux", "kg m-2 s-1", "writes (surface)"}};
+    }
+
+    void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
+        State& s = ctx.state;
+        forEachPoint(ctx.backend, s.columns, 1,
+                     SurfaceFluxKernel{u.T.view(), u.q.view(), u.u.view(), u.v.view(), std::as_const(s.rho).view(),
+                                       std::as_const(s.rhoFace).view(), std::as_const(s.pFace).view(), m_sst.device(),
+                                       m_heat.device(), m_moisture.device(), s.grid->dzCenter()[0], ctx.dt,
+                                       {m_cfg.ce, m_cfg.ch, m_cfg.gustiness}});
+        m_heat.toHost();
+        m_moisture.toHost();
+        s.exner.toHost();
+        for (uint32_t c = 0; c < s.columns; ++c) {
+            double const h = m_heat.host()[c], e = m_moisture.host()[c];
+            ctx.budget.add(HeatBudget, c, ctx.dt * constants::cp * h / s.exner.at(c, 0)); // as theta: T / exner0
+            ctx.budget.add(WaterBudget, c, ctx.dt * e);
+            m_sensible.add(c, constants::cp * h, ctx.dt);
+            m_latent.add(c, moist::latentHeat * e, ctx.dt);
+            m_evaporation.add(c, e, ctx.dt);
+        }
+        for (auto* m : {&m_sensible, &m_latent, &m_evaporation})
+            m->tick(ctx.dt);
+    }
+
+    bool outputSurface(std::string const& name, std::vector<double>& out) override {
+        if (name == "surface_upward_sensible_heat_flux") m_sensible.takeMean(out);
+        else if (name == "surface_upward_latent_heat_flux") m_latent.takeMean(out);
+        else if (name == "water_evaporation_flux") m_evaporation.takeMean(out);
+        else return false;
+        return true;
+    }
+
+private:
+    SurfaceFluxesConfig m_cfg;
+    core::Buffer<double> m_sst, m_heat, m_moisture;
+    ColumnMean m_sensible, m_latent, m_evaporation;
+};
+
+} // namespace strata::app
