@@ -40,3 +40,71 @@ add_test(NAME cli_unstable_left_no_output
          COMMAND ${CMAKE_COMMAND} -E rm ${STRATA_CLI_DIR}/unstable/never.nc ${STRATA_CLI_DIR}/unstable/never.nc.partial)
 set_tests_properties(cli_unstable_left_no_output PROPERTIES WILL_FAIL TRUE DEPENDS cli_unstable_explicit_diffusion
                      LABELS cli)
+
+# scripts/quicklook on small outputs of the strata binary: a lat-lon case (cross sections, surface fields, time series)
+# and a column case (profiles). The check script runs it into a fresh folder and wants exit 0, every expected PNG (a
+# real PNG, named in what it printed) and no other failure. Needs Debian's python3-netcdf4, -matplotlib, -numpy.
+set(STRATA_QUICKLOOK ${PROJECT_SOURCE_DIR}/scripts/quicklook)
+file(WRITE ${STRATA_CLI_DIR}/quicklook_check.cmake [=[
+file(REMOVE_RECURSE "${OUT}")
+execute_process(COMMAND "${QUICKLOOK}" "${FILE}" --out "${OUT}" RESULT_VARIABLE code OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT "${code}" STREQUAL "0")
+  message(FATAL_ERROR "scripts/quicklook exited with ${code}, expected 0")
+endif()
+file(GLOB pngs "${OUT}/*.png")
+list(LENGTH pngs n)
+if(n LESS 1)
+  message(FATAL_ERROR "no PNG in ${OUT}")
+endif()
+string(REPLACE "," ";" expect "${EXPECT_PNGS}")
+foreach(name IN LISTS expect)
+  if(NOT EXISTS "${OUT}/${name}")
+    message(FATAL_ERROR "${OUT}/${name} was not written")
+  endif()
+endforeach()
+foreach(png IN LISTS pngs)
+  file(READ "${png}" magic LIMIT 8 HEX)
+  if(NOT magic STREQUAL "89504e470d0a1a0a")
+    message(FATAL_ERROR "${png} is not a PNG")
+  endif()
+  string(FIND "${out}" "${png}" printed)
+  if(printed EQUAL -1)
+    message(FATAL_ERROR "${png} is not among the paths scripts/quicklook printed")
+  endif()
+endforeach()
+message("${n} PNGs in ${OUT}")
+]=])
+
+function(strata_quicklook_test name config)
+  cmake_parse_arguments(ARG "" "" "SET;EXPECT_PNGS" ${ARGN})
+  set(dir ${STRATA_CLI_DIR}/quicklook_${name})
+  set(sets)
+  foreach(s IN LISTS ARG_SET)
+    list(APPEND sets --set ${s})
+  endforeach()
+  add_test(NAME cli_quicklook_${name}_run
+           COMMAND $<TARGET_FILE:strata> run ${PROJECT_SOURCE_DIR}/configs/${config}.yaml --output ${dir} ${sets})
+  set_tests_properties(cli_quicklook_${name}_run PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}"
+                       FIXTURES_SETUP cli_quicklook_${name} LABELS cli)
+  string(REPLACE ";" "," expect "${ARG_EXPECT_PNGS}")  # a ;-list would not survive the command line
+  add_test(NAME cli_quicklook_${name}
+           COMMAND ${CMAKE_COMMAND} -DQUICKLOOK=${STRATA_QUICKLOOK} -DFILE=${dir}/${config}.nc -DOUT=${dir}/png
+                   "-DEXPECT_PNGS=${expect}" -P ${STRATA_CLI_DIR}/quicklook_check.cmake)
+  set_tests_properties(cli_quicklook_${name} PROPERTIES FIXTURES_REQUIRED cli_quicklook_${name} LABELS cli)
+endfunction()
+
+strata_quicklook_test(latlon default SET time.days=0.25
+                      EXPECT_PNGS cross_section_T.png cross_section_q.png surface_water.png timeseries.png)
+strata_quicklook_test(columns subsidence_tracer SET time.days=0.25 EXPECT_PNGS profile_tracer.png timeseries.png)
+
+# Must fail with 2 and name the file: a file that does not exist, one that is not NetCDF (a config).
+add_test(NAME cli_quicklook_missing_file
+         COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${STRATA_QUICKLOOK};${STRATA_CLI_DIR}/does_not_exist.nc" -DEXPECT_CODE=2
+                 "-DEXPECT_OUTPUT=does_not_exist.nc: no such file" -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+add_test(NAME cli_quicklook_not_netcdf
+         COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${STRATA_QUICKLOOK};${PROJECT_SOURCE_DIR}/configs/default.yaml"
+                 -DEXPECT_CODE=2 "-DEXPECT_OUTPUT=default.yaml: cannot be read as NetCDF"
+                 -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+set_tests_properties(cli_quicklook_missing_file cli_quicklook_not_netcdf PROPERTIES LABELS cli)
