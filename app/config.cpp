@@ -479,6 +479,9 @@ void validate(Config& c) {
             fail("processes.vertical_diffusion.mode", "'" + c.diffusion.mode + "' with profile reed_jablonowski",
                  "mode: implicit (K follows the wind, so no explicit limit can be checked before the run)");
     }
+    if (c.kessler.enabled && c.condensation.enabled)
+        fail("processes", "both kessler and large_scale_condensation",
+             "one of the two: each brings the air back to saturation on its own");
     if (c.initial.wind == "ekman") {
         bool const ok = c.coriolis.enabled && c.diffusion.enabled && c.diffusion.profile == "constant" &&
                         c.diffusion.surfaceMomentum == "no_slip" && c.diffusion.kappa > 0;

@@ -78,7 +78,9 @@ struct AdvectionConfig {
     bool enabled = false;
     std::string scheme = "upwind3";         // upwind3 | upwind1 | limited: potential temperature
     double wMax = -0.01;                    // m/s: w(z) = wMax sin(pi z / top), zero at both boundaries
-    std::string positiveScheme = "limited"; // the same choice for q and tracer, which must stay >= 0
+    std::string positiveScheme = "limited"; // the same choice for q, qc, qr and tracer, which must stay >= 0
+    std::string profile = "sine";           // sine | uniform_mass_flux (rho0 w = rho0_surface wMax at every face)
+    double duration = 0.0;                  // s; 0: steady; > 0: wMax sin(pi t / duration) until duration, then 0
 
     bool operator==(AdvectionConfig const&) const = default;
 };
@@ -125,6 +127,13 @@ struct CondensationConfig {
     bool operator==(CondensationConfig const&) const = default;
 };
 
+// Kessler warm rain with sedimentation (DCMIP 2016 form). No settings.
+struct KesslerConfig {
+    bool enabled = false;
+
+    bool operator==(KesslerConfig const&) const = default;
+};
+
 struct InitialConfig {
     std::string temperature = "lapse_rate"; // isothermal | lapse_rate | cosine
     double surfaceTemperature = 288.0;      // K
@@ -163,6 +172,7 @@ struct Config {
     CoriolisConfig coriolis;
     SurfaceFluxesConfig surfaceFluxes;
     CondensationConfig condensation;
+    KesslerConfig kessler;
     InitialConfig initial;
     OutputConfig output;
     std::vector<std::string> processOrder; // names of enabled processes, in file order

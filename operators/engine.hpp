@@ -346,7 +346,8 @@ EvalPlan evaluate(Backend const& backend, Field<T, S>& dest, X const& x, Engine 
                 throw Error(msg.str(), "evaluate",
                             std::to_string(dest.columns()) + " columns on a grid of " + std::to_string(n) + " cells");
             }
-            if (static_cast<void const*>(leaf.field.data) == static_cast<void const*>(destView.data))
+            // (Fields of no columns own no storage and may share a null pointer: nothing to alias.)
+            if (dest.columns() > 0 && static_cast<void const*>(leaf.field.data) == static_cast<void const*>(destView.data))
                 throw Error("the destination field is also an operand", "evaluate",
                             "a destination that the expression does not read (stencils read neighbouring levels)");
         }

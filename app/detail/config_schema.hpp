@@ -65,6 +65,8 @@ template <class V>
 void describe(V& v, AdvectionConfig& c) {
     v.field("scheme", c.scheme, oneOf({"upwind3", "upwind1", "limited"}));
     v.field("positive_scheme", c.positiveScheme, oneOf({"limited", "upwind3", "upwind1"}));
+    v.field("profile", c.profile, oneOf({"sine", "uniform_mass_flux"}));
+    v.field("duration", c.duration, atLeast(0.0));
     v.field("w_max", c.wMax, anyNumber());
 }
 
@@ -112,7 +114,7 @@ void describe(V& v, InitialConfig& c) {
 template <class V>
 void describe(V& v, OutputConfig& c) {
     v.field("path", c.path, nonEmptyText());
-    v.field("variables", c.variables, DistinctSubset{{"T", "theta", "u", "v", "q", "tracer", "p", "p_face", "K", "w",
+    v.field("variables", c.variables, DistinctSubset{{"T", "theta", "u", "v", "q", "qc", "qr", "tracer", "p", "p_face", "K", "w",
                                                     "precipitation_flux", "surface_upward_sensible_heat_flux",
                                                     "surface_upward_latent_heat_flux", "water_evaporation_flux"}});
     v.field("interval", c.interval, above(0.0));
@@ -135,6 +137,7 @@ void describe(V& v, Config& c) {
         p.process("coriolis", c.coriolis.enabled, [&](auto& s) { describe(s, c.coriolis); });
         p.process("surface_fluxes", c.surfaceFluxes.enabled, [&](auto& s) { describe(s, c.surfaceFluxes); });
         p.process("large_scale_condensation", c.condensation.enabled, [](auto&) {});
+        p.process("kessler", c.kessler.enabled, [](auto&) {});
     });
     v.section("initial_conditions", [&](auto& s) { describe(s, c.initial); });
     v.section("output", [&](auto& s) { describe(s, c.output); });

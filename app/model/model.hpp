@@ -14,6 +14,7 @@
 #include "app/model/budgets.hpp"
 #include "app/model/decomposition.hpp"
 #include "app/model/kernels.hpp"
+#include "app/model/kessler.hpp"
 #include "app/model/moist.hpp"
 #include "app/model/processes.hpp"
 #include "app/model/state.hpp"
@@ -92,6 +93,8 @@ public:
                 m_processes.push_back(std::make_unique<BulkSurfaceFluxes<Backend>>(cfg.surfaceFluxes, m_state));
             else if (name == "large_scale_condensation")
                 m_processes.push_back(std::make_unique<LargeScaleCondensation<Backend>>(m_state));
+            else if (name == "kessler")
+                m_processes.push_back(std::make_unique<Kessler<Backend>>(m_state));
         }
     }
 
@@ -177,14 +180,18 @@ public:
             double b, weight; // u = (1 - b) u0 + b (u + dt F(u)); the stage's weight in the step
         };
         StageCoefficients const stages[3] = {{1.0, 1.0 / 6.0}, {0.25, 1.0 / 6.0}, {2.0 / 3.0, 2.0 / 3.0}};
+        double const stageTime[3] = {m_time, m_time + dt, m_time + 0.5 * dt}; // SSP-RK3's abscissae 0, 1, 1/2
         if (hasExplicit()) {
-            for (auto const& st : stages) {
+            for (int i = 0; i < 3; ++i) {
+                auto const& st = stages[i];
+                ctx.time = stageTime[i];
                 zero(m_state.tendency);
                 for (auto& p : m_processes)
                     p->addTendencies(ctx, u, m_state.tendency, dt * st.weight);
                 rkStage(u, u0, m_state.tendency, st.b, dt);
             }
         }
+        ctx.time = m_time;
         for (auto& p : m_processes)
             p->implicitStep(ctx, u);
 
@@ -212,7 +219,7 @@ public:
         d.meanT = areaMean(m_column) / areaMean(m_mass);
         integrate(s.rho * (s.now.T / s.exner) * constants::cp, m_column);
         d.content[HeatBudget] = areaMean(m_column) / totalArea;
-        integrate(s.rho * s.now.q, m_column);
+        integrate(s.rho * ((s.now.q + s.now.qc) + s.now.qr), m_column);
         d.content[WaterBudget] = areaMean(m_column) / totalArea;
         integrate(s.rho * s.now.tracer, m_column);
         d.content[TracerBudget] = areaMean(m_column) / totalArea;
@@ -221,7 +228,7 @@ public:
         auto const& i = s.initial;
         integrate(s.rho * ((s.now.T - i.T) / s.exner) * constants::cp, m_column);
         toLedger(HeatBudget);
-        integrate(s.rho * (s.now.q - i.q), m_column);
+        integrate(s.rho * (((s.now.q - i.q) + (s.now.qc - i.qc)) + (s.now.qr - i.qr)), m_column);
         toLedger(WaterBudget);
         integrate(s.rho * (s.now.tracer - i.tracer), m_column);
         toLedger(TracerBudget);
@@ -241,15 +248,23 @@ public:
 
     // A variable of the local columns for output, level-contiguous per column without padding.
     std::vector<double> outputValues(std::string const& name) {
-        if (name == "T" || name == "u" || name == "v" || name == "q" || name == "tracer" || name == "p" ||
-            name == "theta")
+        if (name == "T" || name == "u" || name == "v" || name == "q" || name == "qc" || name == "qr" ||
+            name == "tracer" || name == "p" || name == "theta")
             return centerValues(name);
         if (name == "p_face" || name == "K" || name == "w") return faceValues(name);
         return surfaceValues(name);
     }
 
 private:
-    StepContext<Backend> context() { return {m_backend, m_engine, m_cfg.time.dt, m_state, m_budget}; }
+    StepContext<Backend> context() {
+        StepContext<Backend> ctx{m_backend, m_engine, m_cfg.time.dt, m_state, m_budget, m_time};
+        ctx.globalMax = [this](double x) {
+            double global = x;
+            MPI_Allreduce(&x, &global, 1, MPI_DOUBLE, MPI_MAX, m_comm.comm());
+            return global;
+        };
+        return ctx;
+    }
 
     bool hasExplicit() const {
         for (auto const& name : m_cfg.processOrder) {
@@ -304,7 +319,9 @@ private:
         auto const& u0 = s.start;
         integrate(s.rho * (map(AbsDifference{}, u.T, u0.T) / s.exner) * constants::cp, m_column);
         keep(m_moved[HeatBudget]);
-        integrate(s.rho * map(AbsDifference{}, u.q, u0.q), m_column);
+        integrate(s.rho * ((map(AbsDifference{}, u.q, u0.q) + map(AbsDifference{}, u.qc, u0.qc)) +
+                           map(AbsDifference{}, u.qr, u0.qr)),
+                  m_column);
         keep(m_moved[WaterBudget]);
         integrate(s.rho * map(AbsDifference{}, u.tracer, u0.tracer), m_column);
         keep(m_moved[TracerBudget]);
@@ -341,6 +358,8 @@ private:
                          : name == "u"      ? &m_state.now.u
                          : name == "v"      ? &m_state.now.v
                          : name == "q"      ? &m_state.now.q
+                         : name == "qc"     ? &m_state.now.qc
+                         : name == "qr"     ? &m_state.now.qr
                          : name == "tracer" ? &m_state.now.tracer
                                             : &m_state.p;
         if (name == "theta") {

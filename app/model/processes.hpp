@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <numbers>
@@ -75,6 +76,10 @@ struct StepContext {
     double dt;
     State& state;
     BudgetTerms& budget;
+    double time = 0; // s: the model time of the step's start, or of the Runge-Kutta stage being evaluated
+    // The largest value over every rank's columns (a collective call: every rank makes it, in the same order), for
+    // choices that must not depend on the decomposition (sub-steps). Identity on one rank or when unset.
+    std::function<double(double)> globalMax = [](double x) { return x; };
 };
 
 template <class Backend>
@@ -434,12 +439,21 @@ struct SubsidenceProfile {
     }
 };
 
+// rho0 w the same on every face (an updraft whose air neither converges nor diverges: KiD, Shipway & Hill 2012):
+// w = wMax rho0(bottom face) / rho0(face).
+struct UniformMassFluxProfile {
+    FaceView w;
+    FaceConst rhoFace;
+    double wMax;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const { w(c, k) = wMax * rhoFace(c, 0) / rhoFace(c, k); }
+};
+
 template <class Backend>
 class VerticalAdvection : public Process<Backend> {
 public:
     VerticalAdvection(AdvectionConfig const& cfg, State& s)
         : m_cfg(cfg), m_w(s.grid, s.columns, s.space), m_rhoW(s.grid, s.columns, s.space),
-          m_source(s.grid, s.columns, s.space), m_column(s.columns, s.space) {}
+          m_faceFlux(s.grid, s.columns, s.space), m_source(s.grid, s.columns, s.space), m_column(s.columns, s.space) {}
 
     std::string name() const override { return "vertical_advection"; }
     std::vector<FieldDecl> fields() const override {
@@ -453,7 +467,9 @@ public:
     // Courant number of the upwind face velocity against the thinner neighbouring cell. SSP-RK3 keeps the forward
     // Euler limits: 1 for the upwind products, 0.5 for the flux-limited one (its limiter reaches 2).
     void checkStability(StepContext<Backend>& ctx) const override {
-        setVelocity(ctx);
+        auto peak = ctx; // a time-dependent amplitude is checked at its peak
+        if (m_cfg.duration > 0) peak.time = 0.5 * m_cfg.duration;
+        setVelocity(peak);
         m_w.toHost();
         auto const& dzc = ctx.state.grid->dzCenter();
         std::size_t const cells = dzc.size();
@@ -475,9 +491,15 @@ public:
 
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double weight) override {
         State& s = ctx.state;
+        if (m_cfg.duration > 0) { // the velocity of this stage's time
+            setVelocity(ctx);
+            ops::evaluate(ctx.backend, m_rhoW, s.rhoFace * m_w, ctx.engine);
+        }
         // Heat is advected as potential temperature: dT/dt = exner d(theta)/dt.
         add(ctx, m_cfg.scheme, t.T, u.T / s.exner, s.exner, HeatBudget, constants::cp, weight);
         add(ctx, m_cfg.positiveScheme, t.q, u.q, 1.0, WaterBudget, 1.0, weight);
+        add(ctx, m_cfg.positiveScheme, t.qc, u.qc, 1.0, WaterBudget, 1.0, weight);
+        add(ctx, m_cfg.positiveScheme, t.qr, u.qr, 1.0, WaterBudget, 1.0, weight);
         add(ctx, m_cfg.positiveScheme, t.tracer, u.tracer, 1.0, TracerBudget, 1.0, weight);
     }
 
@@ -497,12 +519,33 @@ private:
     template <class Psi, class Factor>
     void add(StepContext<Backend>& ctx, std::string const& scheme, CenterField& tendency, Psi const& psi,
              Factor const& factor, Budget budget, double scale, double weight) {
+        if (open()) {
+            addWith(ctx, ops::DivergenceF2C{}, scheme, tendency, psi, factor, budget, scale, weight);
+        } else {
+            // Closed column: w = 0 on the bottom and top faces, so no flux crosses them.
+            addWith(ctx, ops::DivergenceF2C{ops::SetValue{0.0}, ops::SetValue{0.0}}, scheme, tendency, psi, factor,
+                    budget, scale, weight);
+        }
+    }
+
+    // An open column (uniform mass flux) takes its boundary fluxes from the upwind products' own boundary values
+    // (inflow: the value of the cell next to the boundary) and reports them to the budget.
+    bool open() const { return m_cfg.profile == "uniform_mass_flux"; }
+
+    template <class Div, class Psi, class Factor>
+    void addWith(StepContext<Backend>& ctx, Div const& div, std::string const& scheme, CenterField& tendency,
+                 Psi const& psi, Factor const& factor, Budget budget, double scale, double weight) {
         State& s = ctx.state;
-        auto const div = ops::DivergenceF2C{ops::SetValue{0.0}, ops::SetValue{0.0}}; // closed column: w = 0 there
         auto const massDivergence = div(m_rhoW);
         auto const tend = [&](auto const& flux) {
             ops::evaluate(ctx.backend, s.scratch,
                           -(factor * ((div(flux(m_rhoW, psi)) - psi * massDivergence) / s.rho)), ctx.engine);
+            if (!open()) return;
+            ops::evaluate(ctx.backend, m_faceFlux, flux(m_rhoW, psi), ctx.engine);
+            m_faceFlux.toHost();
+            uint32_t const top = m_faceFlux.levels() - 1;
+            for (uint32_t c = 0; c < s.columns; ++c)
+                ctx.budget.add(budget, c, weight * scale * (m_faceFlux.at(c, 0) - m_faceFlux.at(c, top)));
         };
         if (scheme == "upwind1")
             tend(ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}});
@@ -519,16 +562,27 @@ private:
             ctx.budget.add(budget, c, weight * scale * m_column.host()[c]);
     }
 
+    // The amplitude at time t: steady, or wMax sin(pi t / duration) until `duration`, then 0.
+    double amplitude(double t) const {
+        if (m_cfg.duration <= 0) return m_cfg.wMax;
+        return t < m_cfg.duration ? m_cfg.wMax * std::sin(std::numbers::pi * t / m_cfg.duration) : 0.0;
+    }
+
     void setVelocity(StepContext<Backend>& ctx) const {
         auto const g = ctx.state.grid->view(Backend::memSpace);
         auto const& zf = ctx.state.grid->faces();
-        forEachPoint(ctx.backend, ctx.state.columns, m_w.levels(),
-                     SubsidenceProfile{m_w.view(), g.zf, m_cfg.wMax, zf.back(), zf.front()});
+        double const a = amplitude(ctx.time);
+        if (open())
+            forEachPoint(ctx.backend, ctx.state.columns, m_w.levels(),
+                         UniformMassFluxProfile{m_w.view(), std::as_const(ctx.state.rhoFace).view(), a});
+        else
+            forEachPoint(ctx.backend, ctx.state.columns, m_w.levels(),
+                         SubsidenceProfile{m_w.view(), g.zf, a, zf.back(), zf.front()});
     }
 
     AdvectionConfig m_cfg;
     mutable FaceField m_w;
-    FaceField m_rhoW;
+    FaceField m_rhoW, m_faceFlux;
     CenterField m_source;
     core::Buffer<double> m_column;
 };

@@ -35,6 +35,8 @@ inline constexpr VariableInfo variableTable[] = {
     {"u", "m s-1", "eastward wind", "eastward_wind", false},
     {"v", "m s-1", "northward wind", "northward_wind", false},
     {"q", "kg kg-1", "specific humidity", "specific_humidity", false},
+    {"qc", "kg kg-1", "cloud liquid water mixing ratio", "mass_fraction_of_cloud_liquid_water_in_air", false},
+    {"qr", "kg kg-1", "rain water mixing ratio", "", false},
     {"tracer", "1", "passive tracer mixing ratio", "", false},
     {"p", "Pa", "air pressure at cell centers", "air_pressure", false},
     {"p_face", "Pa", "air pressure at cell faces", "air_pressure", true},

@@ -1,6 +1,7 @@
 // The model state of the local columns and its anelastic reference state.
 //
-// Prognostic (cell centers): T (K), u and v (m/s, eastward and northward wind), q (kg/kg), tracer (1).
+// Prognostic (cell centers): T (K), u and v (m/s, eastward and northward wind), q (water vapour), qc (cloud water)
+// and qr (rain), all kg/kg, tracer (1).
 //
 // Reference state (fixed for the whole run, per column): pressure p0(z) on faces and centers, density rho0(z) on
 // centers and faces, and the Exner function (p0 / 1000 hPa)^(Rd/cp) on centers. It is the hydrostatic state of the
@@ -37,13 +38,13 @@ using FaceField = ops::Field<double, ops::Face>;
 
 // The prognostic variables, as a unit the time stepper combines.
 struct Prognostics {
-    CenterField T, u, v, q, tracer;
+    CenterField T, u, v, q, qc, qr, tracer;
     Prognostics(std::shared_ptr<ops::Grid const> const& grid, uint32_t columns, core::MemSpace space)
         : T(grid, columns, space), u(grid, columns, space), v(grid, columns, space), q(grid, columns, space),
-          tracer(grid, columns, space) {}
-    static constexpr std::size_t count = 5;
-    std::array<CenterField*, count> all() { return {&T, &u, &v, &q, &tracer}; }
-    std::array<CenterField const*, count> all() const { return {&T, &u, &v, &q, &tracer}; }
+          qc(grid, columns, space), qr(grid, columns, space), tracer(grid, columns, space) {}
+    static constexpr std::size_t count = 7;
+    std::array<CenterField*, count> all() { return {&T, &u, &v, &q, &qc, &qr, &tracer}; }
+    std::array<CenterField const*, count> all() const { return {&T, &u, &v, &q, &qc, &qr, &tracer}; }
 };
 
 struct State {

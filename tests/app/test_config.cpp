@@ -94,14 +94,20 @@ TEST_CASE("configs/default.yaml: the default case", "[config]") {
     CHECK(c.vertical.levels == 30);
     CHECK(c.vertical.top == 30000.0);
     CHECK(c.time.dt == 600.0);
-    CHECK(c.totalSteps() == 144);
-    CHECK(c.outputEvery() == 18);
-    CHECK(c.processOrder == std::vector<std::string>{"vertical_diffusion", "vertical_advection", "held_suarez"});
-    CHECK((c.diffusion.enabled && c.advection.enabled && c.heldSuarez.enabled));
+    CHECK(c.vertical.stretching == "power");
+    CHECK(c.totalSteps() == 288);
+    CHECK(c.outputEvery() == 36);
+    CHECK(c.processOrder == std::vector<std::string>{"held_suarez", "coriolis", "vertical_advection", "surface_fluxes",
+                                                     "vertical_diffusion", "large_scale_condensation"});
+    CHECK((c.diffusion.enabled && c.advection.enabled && c.heldSuarez.enabled && c.coriolis.enabled &&
+           c.surfaceFluxes.enabled && c.condensation.enabled && !c.kessler.enabled));
+    CHECK(c.heldSuarez.tMax == 294.0);
+    CHECK(c.heldSuarez.deltaTy == 65.0);
     CHECK(c.diffusion.mode == "implicit");
-    CHECK(c.diffusion.profile == "boundary_layer");
+    CHECK(c.diffusion.profile == "reed_jablonowski");
     CHECK(c.advection.scheme == "upwind3");
-    CHECK(c.advection.wMax == -0.01);
+    CHECK(c.advection.positiveScheme == "limited");
+    CHECK(c.advection.wMax == -0.002);
     CHECK(c.output.path == "out/default.nc");
 }
 
@@ -230,8 +236,9 @@ TEST_CASE("values of the wrong type are reported with the expected type", "[conf
     CHECK(fileError("time: {steps: 10, dt: fast}\n") ==
           "time.dt: 'fast' is not a finite number (expected a number > 0)");
     CHECK(fileError(minimal + "output: {variables: T}\n") ==
-          "output.variables: 'T' is not a list (expected a list of distinct names from: T, theta, u, v, q, "
-          "tracer, p, p_face, K, w)");
+          "output.variables: 'T' is not a list (expected a list of distinct names from: T, theta, u, v, q, qc, "
+          "qr, tracer, p, p_face, K, w, precipitation_flux, surface_upward_sensible_heat_flux, "
+          "surface_upward_latent_heat_flux, water_evaporation_flux)");
     CHECK(fileError(minimal + "grid: {vertical: [1, 2]}\n") ==
           "grid.vertical: '[1, 2]' is not a map (expected a map with keys: levels, top, stretching, exponent)");
     CHECK_THAT(fileError(minimal + "title: {a: 1}\n"), Contains("title: '{a: 1}' is not a string"));
@@ -257,7 +264,9 @@ TEST_CASE("values out of range are reported with the accepted range", "[config][
     CHECK(fileError(minimal + "grid: {horizontal: {type: columns}}\n") ==
           "grid.horizontal.ncol: '0' is out of range (expected an integer >= 1 when grid.horizontal.type is columns)");
     CHECK(fileError(minimal + "output: {variables: [T, rho]}\n") ==
-          "output.variables[1]: 'rho' is not allowed (expected one of: T, theta, u, v, q, tracer, p, p_face, K, w)");
+          "output.variables[1]: 'rho' is not allowed (expected one of: T, theta, u, v, q, qc, qr, tracer, p, "
+          "p_face, K, w, precipitation_flux, surface_upward_sensible_heat_flux, surface_upward_latent_heat_flux, "
+          "water_evaporation_flux)");
     CHECK_THAT(fileError(minimal + "output: {variables: [T, q, T]}\n"),
                Contains("output.variables[2]: 'T' is listed twice"));
     CHECK_THAT(fileError("time: {steps: 10, start: 2001-02-29}\n"),
@@ -306,7 +315,8 @@ TEST_CASE("the output interval is a positive multiple of time.dt", "[config][err
 TEST_CASE("processes: unknown, listed twice or malformed", "[config][errors]") {
     CHECK(fileError(minimal + "processes:\n  - held_suares: {}\n") ==
           "processes[0]: unknown process 'held_suares'; did you mean 'held_suarez'? (expected one of: "
-          "vertical_diffusion, vertical_advection, held_suarez, coriolis)");
+          "vertical_diffusion, vertical_advection, held_suarez, coriolis, surface_fluxes, large_scale_condensation, "
+          "kessler)");
     CHECK(fileError(minimal + "processes:\n  - held_suarez\n  - vertical_advection\n  - held_suarez: {ka: 1}\n") ==
           "processes[2]: 'held_suarez' is listed twice (also at processes[0]) (expected each process at most once)");
     // The settings not indented under the name: one item with two keys.

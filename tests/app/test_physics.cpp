@@ -543,3 +543,40 @@ TEST_CASE("bulk surface fluxes: magnitudes from the formulas, and the lowest lev
         REQUIRE(t.now.q.at(c, 0) == Approx(app::moist::saturationHumidity(sst, t.pFace.at(c, 0))).epsilon(1e-6));
     }
 }
+
+// ---- Kessler warm rain -----------------------------------------------------------------------------------------
+
+#include "app/model/kessler.hpp"
+
+TEST_CASE("Kessler: saturation and terminal velocity match the published values", "[physics][kessler]") {
+    // DCMIP 2016 / the issue's reference values.
+    REQUIRE(app::kessler::saturationHumidity(300.0, 1e5) == Approx(0.0222257).epsilon(2e-6));
+    REQUIRE(app::kessler::terminalVelocity(1e-3, 1.2, 1.2) == Approx(5.5206).epsilon(2e-5)); // 1 g m-3 of rain
+    REQUIRE(app::kessler::terminalVelocity(1e-3, 0.3, 1.2) == Approx(2.0 * 5.5206).epsilon(2e-5));
+}
+
+TEST_CASE("Kessler rain shaft: rain reaches the ground, water and heat budgets close, nothing goes negative",
+          "[physics][kessler]") {
+    Case k("kessler_column", {});
+    k.model->checkStability();
+    auto& s = k.state();
+    double lowest = 0, largestQc = 0;
+    for (int i = 0; i < 720; ++i) {
+        k.model->step();
+        for (auto* f : {&s.now.q, &s.now.qc, &s.now.qr})
+            lowest = std::min(lowest, -maxOver(*f, [](auto, auto, double x) { return -x; }));
+        largestQc = std::max(largestQc, maxOver(s.now.qc, [](auto, auto, double x) { return x; }));
+    }
+    auto const d = k.model->diagnostics();
+    std::vector<double> rain;
+    REQUIRE(k.model->processes().back()->outputSurface("precipitation_flux", rain));
+    WARN("Kessler shaft: largest qc " << largestQc << " kg/kg, mean rain over the hour " << rain[0] * 3600
+                                      << " mm, lowest q/qc/qr " << lowest << "; budget residuals over the run: heat "
+                                      << d.runResidual[app::HeatBudget] << ", water "
+                                      << d.runResidual[app::WaterBudget]);
+    REQUIRE(largestQc > 5e-4);     // a cloud formed
+    REQUIRE(rain[0] * 3600 > 0.5); // more than half a millimetre fell in the hour
+    REQUIRE(lowest >= -1e-15);
+    REQUIRE(d.runResidual[app::HeatBudget] <= 1e-12);
+    REQUIRE(d.runResidual[app::WaterBudget] <= 1e-12);
+}
