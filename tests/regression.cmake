@@ -39,6 +39,9 @@ strata_regression_case(default)
 strata_regression_case(heat_equation)
 strata_regression_case(subsidence_tracer)
 strata_regression_case(held_suarez)
+strata_regression_case(ekman)
+strata_regression_case(moist_held_suarez)
+strata_regression_case(kessler_column)
 
 # The default case on every CPU backend gives the same bits as OpenMP at one rank.
 foreach(backend serial threads)
