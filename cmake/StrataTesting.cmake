@@ -11,7 +11,9 @@ include(Catch)
 add_library(strata_catch_main OBJECT ${PROJECT_SOURCE_DIR}/tests/catch_main.cpp)
 target_link_libraries(strata_catch_main PUBLIC Catch2::Catch2 strata_options)
 
-set(STRATA_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+# OMP_WAIT_POLICY=passive: OpenMP threads sleep between kernels instead of spinning, which with 3 ranks of 2 threads
+# on 2 cores (and CTest running tests side by side) took the cores from the threads with work (5x slower runs).
+set(STRATA_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMP_WAIT_POLICY=passive")
 
 function(strata_add_catch_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})

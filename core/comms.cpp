@@ -173,6 +173,34 @@ double Context::sum(std::span<double const> local) const {
     return ReproducibleSum::fromWire(total).value();
 }
 
+namespace {
+// NaNs first travel as a count, so that any NaN gives NaN whatever MPI does with NaN in MPI_MAX / MPI_MIN.
+void extremum(MPI_Comm comm, std::span<double> values, MPI_Op op) {
+    std::vector<double> local(values.begin(), values.end()), global(values.size());
+    std::vector<int> nan(values.size()), anyNan(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        nan[i] = std::isnan(local[i]) ? 1 : 0;
+        if (nan[i]) local[i] = 0;
+    }
+    int const n = static_cast<int>(values.size());
+    MPI_Allreduce(local.data(), global.data(), n, MPI_DOUBLE, op, comm);
+    MPI_Allreduce(nan.data(), anyNan.data(), n, MPI_INT, MPI_MAX, comm);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = anyNan[i] ? std::numeric_limits<double>::quiet_NaN() : global[i];
+}
+} // namespace
+
+void Context::max(std::span<double> values) const { extremum(m_comm, values, MPI_MAX); }
+void Context::min(std::span<double> values) const { extremum(m_comm, values, MPI_MIN); }
+double Context::max(double local) const {
+    max(std::span<double>(&local, 1));
+    return local;
+}
+double Context::min(double local) const {
+    min(std::span<double>(&local, 1));
+    return local;
+}
+
 void Context::barrier() const { MPI_Barrier(m_comm); }
 
 } // namespace strata::core

@@ -59,6 +59,12 @@ public:
     int deviceFor(int numDevices) const { return numDevices > 0 ? m_localRank % numDevices : -1; }
 
     double sum(std::span<double const> local) const; // reproducible global sum
+    // Element-wise global maximum / minimum of `values` (in place) over the ranks. Exact, so reproducible. A NaN on
+    // any rank makes the result NaN (MPI_MAX alone leaves that to the implementation).
+    void max(std::span<double> values) const;
+    void min(std::span<double> values) const;
+    double max(double local) const;
+    double min(double local) const;
     void barrier() const;
 
 private:

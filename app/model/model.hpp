@@ -149,10 +149,8 @@ public:
                     local = std::max({local, std::fabs(u.at(c, k) - exact[0]), std::fabs(v.at(c, k) - exact[1])});
                 }
         }
-        if (std::isnan(local)) local = std::numeric_limits<double>::infinity(); // never hidden by a comparison
-        double global = 0;
-        MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, m_comm.comm());
-        return global;
+        return m_comm.max(local); // NaN stays NaN
+
     }
 
     std::vector<std::unique_ptr<Process<Backend>>> const& processes() const { return m_processes; }
@@ -232,18 +230,26 @@ public:
         toLedger(WaterBudget);
         integrate(s.rho * (s.now.tracer - i.tracer), m_column);
         toLedger(TracerBudget);
-        double local[2 * budgetCount], global[2 * budgetCount];
+        double global[2 * budgetCount];
         for (int b = 0; b < budgetCount; ++b) {
-            local[b] = failAsInfinity(m_ledger.intervalResidual(Budget(b)));
-            local[budgetCount + b] = failAsInfinity(m_ledger.runResidual(Budget(b)));
+            global[b] = m_ledger.intervalResidual(Budget(b));
+            global[budgetCount + b] = m_ledger.runResidual(Budget(b));
         }
-        MPI_Allreduce(local, global, 2 * budgetCount, MPI_DOUBLE, MPI_MAX, m_comm.comm());
+        m_comm.max(global); // a NaN residual on any rank stays NaN: a failure no comparison can hide
         for (int b = 0; b < budgetCount; ++b) {
             d.residual[b] = global[b];
             d.runResidual[b] = global[budgetCount + b];
         }
         d.analyticError = hasAnalyticSolution() ? analyticError() : std::numeric_limits<double>::quiet_NaN();
         return d;
+    }
+
+    // The area-weighted global mean of a per-column value of the local columns (the same bits on any rank count).
+    double globalMean(std::vector<double> const& perColumn) const {
+        std::vector<double> weighted(perColumn.size()), area(m_areaWeights);
+        for (std::size_t c = 0; c < perColumn.size(); ++c)
+            weighted[c] = perColumn[c] * m_areaWeights[c];
+        return m_comm.sum(weighted) / m_comm.sum(area);
     }
 
     // A variable of the local columns for output, level-contiguous per column without padding.
@@ -258,11 +264,7 @@ public:
 private:
     StepContext<Backend> context() {
         StepContext<Backend> ctx{m_backend, m_engine, m_cfg.time.dt, m_state, m_budget, m_time};
-        ctx.globalMax = [this](double x) {
-            double global = x;
-            MPI_Allreduce(&x, &global, 1, MPI_DOUBLE, MPI_MAX, m_comm.comm());
-            return global;
-        };
+        ctx.globalMax = [this](double x) { return m_comm.max(x); };
         return ctx;
     }
 
@@ -309,8 +311,6 @@ private:
         auto& content = m_ledger.content(b);
         std::copy(m_column.host().begin(), m_column.host().end(), content.begin());
     }
-
-    static double failAsInfinity(double r) { return std::isnan(r) ? std::numeric_limits<double>::infinity() : r; }
 
     // What changed place inside each column during the step: sum(rho0 |psi(n+1) - psi(n)| dz), per budget.
     std::array<std::vector<double>, budgetCount> const& moved() {

@@ -273,7 +273,7 @@ public:
         if (!(w.value <= rk3RealAxisLimit))
             throw StabilityError(
                 detail::formatLimit("explicit diffusion: dt |lowest eigenvalue of the diffusion operator|", w.value,
-                                    rk3RealAxisLimit, w.column, w.face, "cell (largest Gershgorin row)"),
+                                    rk3RealAxisLimit, w.column, w.face, "stiffest cell"),
                 "processes.vertical_diffusion", "a smaller time.dt, mode: implicit, or a smaller kappa");
     }
 

@@ -8,6 +8,7 @@
 #include "app/version.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -142,19 +143,36 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     uint64_t const every = cfg.outputEvery();
     uint64_t const progressEvery = std::max<uint64_t>(1, total / 10);
 
+    // Surface fields (means over each output interval): their global means, printed, and over the whole run.
+    std::vector<double> runSurfaceMean(cfg.output.variables.size(), 0.0);
+    double lastOutput = 0;
+    auto worse = [](double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b); };
+
     auto writeRecord = [&] {
         GlobalDiagnostics d;
         timers.time("diagnostics", [&] { d = model.diagnostics(); });
         for (int b = 0; b < budgetCount; ++b) {
-            summary.maxResidual[b] = std::max(summary.maxResidual[b], d.residual[b]);
+            summary.maxResidual[b] = worse(summary.maxResidual[b], d.residual[b]); // a NaN is never hidden
             summary.runResidual[b] = d.runResidual[b];
         }
+        std::string surfaceLine;
         summary.finalMeanT = d.meanT;
         summary.analyticError = d.analyticError;
         timers.time("output", [&] {
             std::vector<std::vector<double>> values;
             for (auto const& name : cfg.output.variables)
                 values.push_back(model.outputValues(name));
+            double const interval = model.time() - lastOutput;
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                if (!detail::variableInfo(cfg.output.variables[i]).surface || interval <= 0) continue;
+                double const mean = model.globalMean(values[i]);
+                runSurfaceMean[i] += mean * interval;
+                char part[160];
+                std::snprintf(part, sizeof part, "  %s %.4g %s", cfg.output.variables[i].c_str(), mean,
+                              detail::variableInfo(cfg.output.variables[i]).units);
+                surfaceLine += part;
+            }
+            lastOutput = model.time();
             std::vector<std::span<double const>> spans(values.begin(), values.end());
             std::vector<double> series{d.meanT};
             series.insert(series.end(), d.content.begin(), d.content.end());
@@ -169,6 +187,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
                           model.time() / constants::day, d.meanT, d.residual[HeatBudget], d.residual[WaterBudget],
                           d.residual[TracerBudget]);
             log << line;
+            if (!surfaceLine.empty()) log << "        global means since the previous output:" << surfaceLine << "\n";
             if (analytic) {
                 std::snprintf(line, sizeof line, ekman ? "        max |u, v - Ekman spiral| = %.3e m/s\n"
                                                        : "        max |T - analytic| = %.3e K\n",
@@ -211,6 +230,16 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
                                          "tracer %.2e\n",
                       summary.runResidual[HeatBudget], summary.runResidual[WaterBudget], summary.runResidual[TracerBudget]);
         log << line;
+        for (std::size_t i = 0; i < runSurfaceMean.size(); ++i) {
+            auto const& info = detail::variableInfo(cfg.output.variables[i]);
+            if (!info.surface || model.time() <= 0) continue;
+            std::snprintf(line, sizeof line, "over the whole run, global mean %s = %.6g %s%s\n", info.name,
+                          runSurfaceMean[i] / model.time(), info.units,
+                          std::string(info.units) == "kg m-2 s-1"
+                              ? (" (" + std::to_string(runSurfaceMean[i] / model.time() * 86400.0) + " mm/day)").c_str()
+                              : "");
+            log << line;
+        }
         timers.print(log, summary.wallSeconds);
         log << "strata: wrote " << summary.outputPath << "\n";
     }
