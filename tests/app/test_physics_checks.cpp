@@ -77,12 +77,21 @@ std::string num(double x) {
     return buf;
 }
 
+// A folder of this test process for run outputs, removed when the process ends.
+struct ScratchFolder {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("strata_test_physics_checks_" + std::to_string(::getpid()));
+    ~ScratchFolder() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+};
+
 app::RunSummary runQuiet(std::string const& name, std::vector<std::string> const& overrides) {
+    static ScratchFolder const folder;
     auto const config = app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/" + name + ".yaml", overrides);
     app::RunOptions options;
-    options.outputDir =
-        (std::filesystem::temp_directory_path() / ("strata_test_physics_checks_" + std::to_string(::getpid())))
-            .string();
+    options.outputDir = folder.path.string();
     options.progress = false;
     std::ostringstream log;
     return app::runCase(config, comm(), options, log);
