@@ -14,8 +14,7 @@
 #include "app/model/budgets.hpp"
 #include "app/model/decomposition.hpp"
 #include "app/model/kernels.hpp"
-#include "app/model/kessler.hpp"
-#include "app/model/moist.hpp"
+#include "app/model/registry.hpp"
 #include "app/model/processes.hpp"
 #include "app/model/state.hpp"
 #include "core/comms.hpp"
@@ -80,21 +79,13 @@ public:
         initialise(lat);
         // diffusion form "plain": the textbook heat equation, rho0 = 1 and exner0 = 1 (only allowed alone, config.cpp)
         computeReferenceState(m_state, cfg.initial, lat, cfg.diffusion.enabled && cfg.diffusion.form == "plain");
+        auto const& registry = processRegistry<Backend>();
         for (auto const& name : cfg.processOrder) {
-            if (name == "vertical_diffusion")
-                m_processes.push_back(std::make_unique<VerticalDiffusion<Backend>>(cfg.diffusion, cfg.surfaceFluxes, m_state));
-            else if (name == "vertical_advection")
-                m_processes.push_back(std::make_unique<VerticalAdvection<Backend>>(cfg.advection, m_state));
-            else if (name == "held_suarez")
-                m_processes.push_back(std::make_unique<HeldSuarez<Backend>>(cfg.heldSuarez, m_state, m_backend));
-            else if (name == "coriolis")
-                m_processes.push_back(std::make_unique<Coriolis<Backend>>(cfg.coriolis, m_state));
-            else if (name == "surface_fluxes")
-                m_processes.push_back(std::make_unique<BulkSurfaceFluxes<Backend>>(cfg.surfaceFluxes, m_state));
-            else if (name == "large_scale_condensation")
-                m_processes.push_back(std::make_unique<LargeScaleCondensation<Backend>>(m_state));
-            else if (name == "kessler")
-                m_processes.push_back(std::make_unique<Kessler<Backend>>(m_state));
+            auto const factory = registry.find(name);
+            if (factory == registry.end()) // the configuration schema and the registry disagree: a programming error
+                throw Error("process '" + name + "' is not registered", "app/model/registry.hpp",
+                            "a factory for every process the configuration schema knows");
+            m_processes.push_back(factory->second(cfg, m_state, m_backend));
         }
     }
 
@@ -269,10 +260,8 @@ private:
     }
 
     bool hasExplicit() const {
-        for (auto const& name : m_cfg.processOrder) {
-            if (name == "vertical_advection" || name == "held_suarez" || name == "coriolis") return true;
-            if (name == "vertical_diffusion" && m_cfg.diffusion.mode == "explicit") return true;
-        }
+        for (auto const& p : m_processes)
+            if (p->hasTendencies()) return true;
         return false;
     }
 

@@ -90,6 +90,8 @@ public:
     virtual std::vector<FieldDecl> fields() const = 0;
     virtual void checkStability(StepContext<Backend>&) const {}
     virtual void prepareStep(StepContext<Backend>&) {}
+    // Whether addTendencies adds anything (the step skips the Runge-Kutta stages when no process does).
+    virtual bool hasTendencies() const { return false; }
     // Adds this process's tendencies of `u` to `t`. `weight` = dt times the stage's weight in the step.
     virtual void addTendencies(StepContext<Backend>&, Prognostics const& /*u*/, Prognostics& /*t*/, double /*weight*/) {
     }
@@ -255,6 +257,7 @@ public:
     }
 
     std::string name() const override { return "vertical_diffusion"; }
+    bool hasTendencies() const override { return m_cfg.mode == "explicit"; }
     std::vector<FieldDecl> fields() const override {
         return {{"T", "K", "tendency of"},         {"u", "m s-1", "tendency of"},  {"v", "m s-1", "tendency of"},
                 {"q", "kg kg-1", "tendency of"},   {"tracer", "1", "tendency of"}, {"K", "m2 s-1", "writes (faces)"},
@@ -456,6 +459,7 @@ public:
           m_faceFlux(s.grid, s.columns, s.space), m_source(s.grid, s.columns, s.space), m_column(s.columns, s.space) {}
 
     std::string name() const override { return "vertical_advection"; }
+    bool hasTendencies() const override { return true; }
     std::vector<FieldDecl> fields() const override {
         return {{"T", "K", "tendency of"},
                 {"q", "kg kg-1", "tendency of"},
@@ -642,6 +646,7 @@ public:
     }
 
     std::string name() const override { return "held_suarez"; }
+    bool hasTendencies() const override { return true; }
     std::vector<FieldDecl> fields() const override {
         return {{"T", "K", "tendency of"},
                 {"u", "m s-1", "tendency of"},
@@ -708,6 +713,7 @@ public:
     }
 
     std::string name() const override { return "coriolis"; }
+    bool hasTendencies() const override { return true; }
     std::vector<FieldDecl> fields() const override {
         return {{"u", "m s-1", "tendency of"}, {"v", "m s-1", "tendency of"}, {"latitude", "degrees_north", "reads"}};
     }

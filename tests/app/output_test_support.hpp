@@ -53,8 +53,8 @@ inline app::OutputFileSpec smallSpec(std::string const& path, bool latlon, bool 
         spec.lev.push_back(100.0 * k + 50.0);
     for (uint32_t k = 0; k <= nlev; ++k)
         spec.ilev.push_back(100.0 * k);
-    spec.variables = {{"T", "K", "air temperature", "air_temperature", false},
-                      {"wflux", "W m-2", "upward energy flux at faces", "", true}};
+    spec.variables = {{"T", "K", "air temperature", "air_temperature", false, false, ""},
+                      {"wflux", "W m-2", "upward energy flux at faces", "", true, false, ""}};
     spec.series = {{"total_energy", "J m-2", "column-integrated energy"}, {"mass_residual", "1", "mass residual"}};
     return spec;
 }

@@ -175,6 +175,7 @@ class ConstantSource : public app::Process<Serial> {
 public:
     ConstantSource(double heating, bool report) : m_heating(heating), m_report(report) {}
     std::string name() const override { return "constant_source"; }
+    bool hasTendencies() const override { return true; }
     std::vector<app::FieldDecl> fields() const override { return {}; }
     void addTendencies(app::StepContext<Serial>& ctx, app::Prognostics const&, app::Prognostics& t,
                        double weight) override {

@@ -251,6 +251,7 @@ namespace {
 class UnreportedSource : public app::Process<Serial> {
 public:
     std::string name() const override { return "unreported_source"; }
+    bool hasTendencies() const override { return true; }
     std::vector<app::FieldDecl> fields() const override { return {}; }
     void addTendencies(app::StepContext<Serial>&, app::Prognostics const&, app::Prognostics& t, double) override {
         for (uint32_t c = 0; c < t.T.columns(); ++c)
