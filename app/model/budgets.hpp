@@ -59,8 +59,8 @@ public:
         Mark& m = m_mark[b];
         for (std::size_t c = 0; c < m_content[b].size(); ++c) {
             double const scale = m_gross[b][c] + m_moved[b][c];
-            worst = worse(worst, residual(m_content[b][c] - m.content[c], m_expected[b][c] - m.expected[c],
-                                          scale - m.scale[c]));
+            worst = worse(
+                worst, residual(m_content[b][c] - m.content[c], m_expected[b][c] - m.expected[c], scale - m.scale[c]));
             m.content[c] = m_content[b][c];
             m.expected[c] = m_expected[b][c];
             m.scale[c] = scale;

@@ -15,8 +15,8 @@ namespace strata::app {
 
 struct Decomposition {
     uint64_t globalColumns = 0;
-    uint64_t first = 0;  // first global column of this rank
-    uint32_t local = 0;  // columns on this rank
+    uint64_t first = 0; // first global column of this rank
+    uint32_t local = 0; // columns on this rank
 
     static Decomposition balanced(uint64_t globalColumns, int rank, int ranks);
 };

@@ -10,8 +10,8 @@
 //   3. saturation adjustment towards q_vs = (3.8 / p_mb) exp(17.27 (T - 273) / (T - 36)), linearised with
 //      dq_vs/dT = q_vs 17.27 * 237 / (T - 36)^2: prod = (q - q_vs) / (1 + (L / cp) dq_vs/dT);
 //   4. evaporation of rain (Klemp & Wilhelmson 1978):
-//      dt (1/rhohat) (1 - q/q_vs) C (rhohat qr)^0.525 / (5.4e5 + 2.55e6 / (p_mb q_vs)),  C = 1.6 + 124.9 (rhohat qr)^0.2046,
-//      rhohat = 0.001 rho0 (g cm-3), limited by the rain present and the saturation deficit;
+//      dt (1/rhohat) (1 - q/q_vs) C (rhohat qr)^0.525 / (5.4e5 + 2.55e6 / (p_mb q_vs)),  C = 1.6 + 124.9 (rhohat
+//      qr)^0.2046, rhohat = 0.001 rho0 (g cm-3), limited by the rain present and the saturation deficit;
 //   5. T += (L / cp) (condensation - evaporation); q, qc, qr change by the same amounts, so q + qc + qr is unchanged.
 // Budgets: water leaves only as surface rain, dt_sub times the flux through the bottom face of each sub-step; heat
 // changes by L sum(rho0 (net condensation) / exner0 dz).
@@ -92,8 +92,12 @@ public:
 
     std::string name() const override { return "kessler"; }
     std::vector<FieldDecl> fields() const override {
-        return {{"T", "K", "adjusts"},       {"q", "kg kg-1", "adjusts"},  {"qc", "kg kg-1", "adjusts"},
-                {"qr", "kg kg-1", "adjusts"}, {"p", "Pa", "reads"},       {"rho", "kg m-3", "reads"},
+        return {{"T", "K", "adjusts"},
+                {"q", "kg kg-1", "adjusts"},
+                {"qc", "kg kg-1", "adjusts"},
+                {"qr", "kg kg-1", "adjusts"},
+                {"p", "Pa", "reads"},
+                {"rho", "kg m-3", "reads"},
                 {"precipitation_flux", "kg m-2 s-1", "writes (surface)"}};
     }
 
@@ -103,9 +107,7 @@ public:
         forEachPoint(ctx.backend, s.columns, u.T.levels(),
                      KesslerKernel{u.T.view(), u.q.view(), u.qc.view(), u.qr.view(), m_net.view(),
                                    std::as_const(s.p).view(), std::as_const(s.rho).view(), ctx.dt});
-        ops::evaluate(ctx.backend, m_weighted, s.rho * m_net / s.exner, ops::Engine::Direct);
-        ops::columnIntegral(ctx.backend, m_weighted, m_column);
-        m_column.toHost();
+        detail::integrateColumns(ctx.backend, m_weighted, m_column, s.rho * m_net / s.exner);
         for (uint32_t c = 0; c < s.columns; ++c)
             ctx.budget.add(HeatBudget, c, moist::latentHeat * m_column.host()[c]);
     }
@@ -147,8 +149,7 @@ private:
                 ctx.budget.add(WaterBudget, c, -dtSub * rain);
                 m_rain.add(c, rain, dtSub);
             }
-            ops::evaluate(ctx.backend, m_weighted, qr + dtSub * (divergence(toFaces(m_massFlux)) / s.rho),
-                          ctx.engine);
+            ops::evaluate(ctx.backend, m_weighted, qr + dtSub * (divergence(toFaces(m_massFlux)) / s.rho), ctx.engine);
             forEachPoint(ctx.backend, s.columns, qr.levels(), Copy{qr.view(), std::as_const(m_weighted).view()});
         }
         m_rain.tick(ctx.dt);

@@ -14,8 +14,8 @@
 #include "app/model/budgets.hpp"
 #include "app/model/decomposition.hpp"
 #include "app/model/kernels.hpp"
-#include "app/model/registry.hpp"
 #include "app/model/processes.hpp"
+#include "app/model/registry.hpp"
 #include "app/model/state.hpp"
 #include "core/comms.hpp"
 #include "operators/column/integrals.hpp"
@@ -51,11 +51,11 @@ std::array<double, 2> ekmanSpiral(WindSetting const& w, double z, double latitud
 void computeReferenceState(State& s, InitialConfig const& init, std::vector<double> const& latitude, bool uniform);
 
 struct GlobalDiagnostics {
-    double meanT = 0;       // K, mass- and area-weighted
-    std::array<double, budgetCount> content{};  // heat J m-2, water kg m-2, tracer m-2 kg: area-weighted means
-    std::array<double, budgetCount> residual{}; // largest column budget residual since the previous call
+    double meanT = 0;                              // K, mass- and area-weighted
+    std::array<double, budgetCount> content{};     // heat J m-2, water kg m-2, tracer m-2 kg: area-weighted means
+    std::array<double, budgetCount> residual{};    // largest column budget residual since the previous call
     std::array<double, budgetCount> runResidual{}; // largest column budget residual since t = 0
-    double analyticError = 0; // heat-equation case: max |T - exact| (K); NaN for other cases
+    double analyticError = 0;                      // heat-equation case: max |T - exact| (K); NaN for other cases
 };
 
 // |a - b|, for the budgets' "moved" term.
@@ -72,7 +72,8 @@ public:
           m_state(makeVerticalGrid(cfg.vertical), decomposition.local, Backend::memSpace),
           m_budget(decomposition.local), m_ledger(decomposition.local), m_engine(engineFromName(cfg.backend.engine)),
           m_areaWeights(localAreaWeights(horizontal, decomposition)), m_column(decomposition.local, Backend::memSpace),
-          m_mass(decomposition.local, Backend::memSpace), m_weighted(m_state.grid, decomposition.local, Backend::memSpace) {
+          m_mass(decomposition.local, Backend::memSpace),
+          m_weighted(m_state.grid, decomposition.local, Backend::memSpace) {
         auto const lat = localLatitudes(horizontal, decomposition);
         std::copy(lat.begin(), lat.end(), m_state.latitude.host().begin());
         m_state.latitude.toDevice();
@@ -108,7 +109,8 @@ public:
         if (m_cfg.processOrder == std::vector<std::string>{"vertical_diffusion"} && d.form == "plain" &&
             d.profile == "constant" && d.surfaceHeatFlux == 0.0 && m_cfg.initial.temperature == "cosine")
             return Analytic::HeatEquation;
-        if (m_cfg.initial.wind == "ekman" && m_cfg.processOrder.size() == 2) return Analytic::Ekman; // checked by config
+        if (m_cfg.initial.wind == "ekman" && m_cfg.processOrder.size() == 2)
+            return Analytic::Ekman; // checked by config
         return Analytic::None;
     }
     bool hasAnalyticSolution() const { return analyticCase() != Analytic::None; }
@@ -135,13 +137,12 @@ public:
             v.toHost();
             for (uint32_t c = 0; c < u.columns(); ++c)
                 for (uint32_t k = 0; k < u.levels(); ++k) {
-                    auto const exact = ekmanSpiral(windSetting(), zc[k] - m_state.grid->faces().front(),
-                                                   m_state.latitude.host()[c]);
+                    auto const exact =
+                        ekmanSpiral(windSetting(), zc[k] - m_state.grid->faces().front(), m_state.latitude.host()[c]);
                     local = std::max({local, std::fabs(u.at(c, k) - exact[0]), std::fabs(v.at(c, k) - exact[1])});
                 }
         }
         return m_comm.max(local); // NaN stays NaN
-
     }
 
     std::vector<std::unique_ptr<Process<Backend>>> const& processes() const { return m_processes; }
@@ -265,9 +266,7 @@ private:
         return false;
     }
 
-    WindSetting windSetting() const {
-        return {m_cfg.coriolis.ug, m_cfg.coriolis.vg, m_cfg.diffusion.kappa};
-    }
+    WindSetting windSetting() const { return {m_cfg.coriolis.ug, m_cfg.coriolis.vg, m_cfg.diffusion.kappa}; }
 
     void initialise(std::vector<double> const& lat) {
         auto const& zc = m_state.grid->centers();

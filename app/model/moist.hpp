@@ -49,8 +49,8 @@ template <class Backend>
 class LargeScaleCondensation : public Process<Backend> {
 public:
     explicit LargeScaleCondensation(State& s)
-        : m_condensed(s.grid, s.columns, s.space), m_weighted(s.grid, s.columns, s.space),
-          m_column(s.columns, s.space), m_precipitation(s.columns) {}
+        : m_condensed(s.grid, s.columns, s.space), m_weighted(s.grid, s.columns, s.space), m_column(s.columns, s.space),
+          m_precipitation(s.columns) {}
 
     std::string name() const override { return "large_scale_condensation"; }
     std::vector<FieldDecl> fields() const override {
@@ -86,9 +86,7 @@ public:
 private:
     template <class E>
     void integrate(StepContext<Backend>& ctx, E const& expr) {
-        ops::evaluate(ctx.backend, m_weighted, expr, ops::Engine::Direct);
-        ops::columnIntegral(ctx.backend, m_weighted, m_column);
-        m_column.toHost();
+        detail::integrateColumns(ctx.backend, m_weighted, m_column, expr);
     }
 
     CenterField m_condensed, m_weighted;
@@ -158,9 +156,18 @@ public:
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
         State& s = ctx.state;
         forEachPoint(ctx.backend, s.columns, 1,
-                     SurfaceFluxKernel{u.T.view(), u.q.view(), u.u.view(), u.v.view(), std::as_const(s.rho).view(),
-                                       std::as_const(s.rhoFace).view(), std::as_const(s.pFace).view(), m_sst.device(),
-                                       m_heat.device(), m_moisture.device(), s.grid->dzCenter()[0], ctx.dt,
+                     SurfaceFluxKernel{u.T.view(),
+                                       u.q.view(),
+                                       u.u.view(),
+                                       u.v.view(),
+                                       std::as_const(s.rho).view(),
+                                       std::as_const(s.rhoFace).view(),
+                                       std::as_const(s.pFace).view(),
+                                       m_sst.device(),
+                                       m_heat.device(),
+                                       m_moisture.device(),
+                                       s.grid->dzCenter()[0],
+                                       ctx.dt,
                                        {m_cfg.ce, m_cfg.ch, m_cfg.gustiness}});
         m_heat.toHost();
         m_moisture.toHost();
@@ -178,10 +185,14 @@ public:
     }
 
     bool outputSurface(std::string const& name, std::vector<double>& out) override {
-        if (name == "surface_upward_sensible_heat_flux") m_sensible.takeMean(out);
-        else if (name == "surface_upward_latent_heat_flux") m_latent.takeMean(out);
-        else if (name == "water_evaporation_flux") m_evaporation.takeMean(out);
-        else return false;
+        if (name == "surface_upward_sensible_heat_flux")
+            m_sensible.takeMean(out);
+        else if (name == "surface_upward_latent_heat_flux")
+            m_latent.takeMean(out);
+        else if (name == "water_evaporation_flux")
+            m_evaporation.takeMean(out);
+        else
+            return false;
         return true;
     }
 

@@ -159,6 +159,14 @@ inline double lowestEigenvalue(std::vector<double> const& a, std::vector<double>
     return 0.5 * (lo + hi);
 }
 
+// The column integrals sum(expr dz) into `column` (host side readable), through `scratch` for the values.
+template <class Backend, class E>
+void integrateColumns(Backend const& backend, CenterField& scratch, core::Buffer<double>& column, E const& expr) {
+    ops::evaluate(backend, scratch, expr, ops::Engine::Direct);
+    ops::columnIntegral(backend, scratch, column);
+    column.toHost();
+}
+
 // t += scratch, after `scratch` was evaluated.
 template <class Backend>
 void accumulate(Backend const& b, CenterField& t, CenterField const& scratch) {
@@ -247,11 +255,11 @@ template <class Backend>
 class VerticalDiffusion : public Process<Backend> {
 public:
     VerticalDiffusion(DiffusionConfig const& cfg, SurfaceFluxesConfig const& surface, State& s)
-        : m_cfg(cfg), m_surface(surface), m_K(s.grid, s.columns, s.space), m_rhoK(s.grid, s.columns, s.space), m_heat(s.columns, s.space),
-          m_moisture(s.columns, s.space), m_tracer(s.columns, s.space), m_negHeat(s.columns, s.space),
-          m_negMoisture(s.columns, s.space), m_negTracer(s.columns, s.space), m_noFlux(s.columns, s.space),
-          m_a(s.grid, s.columns, s.space),
-          m_b(s.grid, s.columns, s.space), m_c(s.grid, s.columns, s.space), m_d(s.grid, s.columns, s.space) {
+        : m_cfg(cfg), m_surface(surface), m_K(s.grid, s.columns, s.space), m_rhoK(s.grid, s.columns, s.space),
+          m_heat(s.columns, s.space), m_moisture(s.columns, s.space), m_tracer(s.columns, s.space),
+          m_negHeat(s.columns, s.space), m_negMoisture(s.columns, s.space), m_negTracer(s.columns, s.space),
+          m_noFlux(s.columns, s.space), m_a(s.grid, s.columns, s.space), m_b(s.grid, s.columns, s.space),
+          m_c(s.grid, s.columns, s.space), m_d(s.grid, s.columns, s.space) {
         std::fill(m_noFlux.host().begin(), m_noFlux.host().end(), 0.0);
         m_noFlux.toDevice();
     }
@@ -259,9 +267,9 @@ public:
     std::string name() const override { return "vertical_diffusion"; }
     bool hasTendencies() const override { return m_cfg.mode == "explicit"; }
     std::vector<FieldDecl> fields() const override {
-        return {{"T", "K", "tendency of"},         {"u", "m s-1", "tendency of"},  {"v", "m s-1", "tendency of"},
-                {"q", "kg kg-1", "tendency of"},   {"tracer", "1", "tendency of"}, {"K", "m2 s-1", "writes (faces)"},
-                {"rho", "kg m-3", "reads"},        {"exner", "1", "reads"}};
+        return {{"T", "K", "tendency of"},       {"u", "m s-1", "tendency of"},  {"v", "m s-1", "tendency of"},
+                {"q", "kg kg-1", "tendency of"}, {"tracer", "1", "tendency of"}, {"K", "m2 s-1", "writes (faces)"},
+                {"rho", "kg m-3", "reads"},      {"exner", "1", "reads"}};
     }
 
     // Explicit SSP-RK3 is stable while dt times every eigenvalue of the discrete operator lies in its stability
@@ -542,8 +550,8 @@ private:
         State& s = ctx.state;
         auto const massDivergence = div(m_rhoW);
         auto const tend = [&](auto const& flux) {
-            ops::evaluate(ctx.backend, s.scratch,
-                          -(factor * ((div(flux(m_rhoW, psi)) - psi * massDivergence) / s.rho)), ctx.engine);
+            ops::evaluate(ctx.backend, s.scratch, -(factor * ((div(flux(m_rhoW, psi)) - psi * massDivergence) / s.rho)),
+                          ctx.engine);
             if (!open()) return;
             ops::evaluate(ctx.backend, m_faceFlux, flux(m_rhoW, psi), ctx.engine);
             m_faceFlux.toHost();
@@ -559,9 +567,7 @@ private:
             tend(ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}});
         detail::accumulate(ctx.backend, tendency, s.scratch);
 
-        ops::evaluate(ctx.backend, m_source, psi * massDivergence, ctx.engine);
-        ops::columnIntegral(ctx.backend, m_source, m_column);
-        m_column.toHost();
+        detail::integrateColumns(ctx.backend, m_source, m_column, psi * massDivergence);
         for (uint32_t c = 0; c < s.columns; ++c)
             ctx.budget.add(budget, c, weight * scale * m_column.host()[c]);
     }
@@ -608,7 +614,8 @@ struct HeldSuarezCoefficients {
         double const phi = latitude[c] * 3.14159265358979323846 / 180.0;
         double const s = sin(phi), co = cos(phi);
         double const pr = p(c, k) / cfg.p0;
-        double const t = (cfg.tMax - cfg.deltaTy * s * s - cfg.deltaThetaZ * log(pr) * co * co) * pow(pr, constants::kappa);
+        double const t =
+            (cfg.tMax - cfg.deltaTy * s * s - cfg.deltaThetaZ * log(pr) * co * co) * pow(pr, constants::kappa);
         teq(c, k) = t > cfg.tMin ? t : cfg.tMin;
         double const sigma = p(c, k) / pFace(c, 0);
         double const above = (sigma - cfg.sigmaB) / (1.0 - cfg.sigmaB);
@@ -665,9 +672,7 @@ public:
                                 std::as_const(m_kt).view()});
         detail::accumulate(ctx.backend, t.T, s.scratch);
         // A heat source: its integral cp sum(rho0 dT/dt / exner0 dz), weighted by the stage, goes into the budget.
-        ops::evaluate(ctx.backend, m_heat, s.rho * s.scratch / s.exner, ops::Engine::Direct);
-        ops::columnIntegral(ctx.backend, m_heat, m_column);
-        m_column.toHost();
+        detail::integrateColumns(ctx.backend, m_heat, m_column, s.rho * s.scratch / s.exner);
         for (uint32_t c = 0; c < s.columns; ++c)
             ctx.budget.add(HeatBudget, c, weight * constants::cp * m_column.host()[c]);
     }

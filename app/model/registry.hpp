@@ -35,13 +35,17 @@ std::map<std::string, ProcessFactory<Backend>> const& processRegistry() {
              return std::make_unique<HeldSuarez<Backend>>(c.heldSuarez, s, b);
          }},
         {"coriolis",
-         [](Config const& c, State& s, Backend const&) -> P { return std::make_unique<Coriolis<Backend>>(c.coriolis, s); }},
+         [](Config const& c, State& s, Backend const&) -> P {
+             return std::make_unique<Coriolis<Backend>>(c.coriolis, s);
+         }},
         {"surface_fluxes",
          [](Config const& c, State& s, Backend const&) -> P {
              return std::make_unique<BulkSurfaceFluxes<Backend>>(c.surfaceFluxes, s);
          }},
         {"large_scale_condensation",
-         [](Config const&, State& s, Backend const&) -> P { return std::make_unique<LargeScaleCondensation<Backend>>(s); }},
+         [](Config const&, State& s, Backend const&) -> P {
+             return std::make_unique<LargeScaleCondensation<Backend>>(s);
+         }},
         {"kessler", [](Config const&, State& s, Backend const&) -> P { return std::make_unique<Kessler<Backend>>(s); }},
     };
     return registry;

@@ -26,7 +26,7 @@ struct VariableInfo {
     char const* longName;
     char const* standardName;
     bool onFaces;
-    bool surface = false;        // one value per column
+    bool surface = false;         // one value per column
     char const* cellMethods = ""; // empty: "time: point"
 };
 
@@ -182,15 +182,17 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         });
         if (talk) {
             char line[256];
-            std::snprintf(line, sizeof line,
-                          "output  t = %9.4f d  mean T = %.6f K  budget residuals: heat %.2e  water %.2e  tracer %.2e\n",
-                          model.time() / constants::day, d.meanT, d.residual[HeatBudget], d.residual[WaterBudget],
-                          d.residual[TracerBudget]);
+            std::snprintf(
+                line, sizeof line,
+                "output  t = %9.4f d  mean T = %.6f K  budget residuals: heat %.2e  water %.2e  tracer %.2e\n",
+                model.time() / constants::day, d.meanT, d.residual[HeatBudget], d.residual[WaterBudget],
+                d.residual[TracerBudget]);
             log << line;
             if (!surfaceLine.empty()) log << "        global means since the previous output:" << surfaceLine << "\n";
             if (analytic) {
-                std::snprintf(line, sizeof line, ekman ? "        max |u, v - Ekman spiral| = %.3e m/s\n"
-                                                       : "        max |T - analytic| = %.3e K\n",
+                std::snprintf(line, sizeof line,
+                              ekman ? "        max |u, v - Ekman spiral| = %.3e m/s\n"
+                                    : "        max |T - analytic| = %.3e K\n",
                               d.analyticError);
                 log << line;
             }
@@ -226,9 +228,11 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     summary.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
     if (talk) {
         char line[256];
-        std::snprintf(line, sizeof line, "budgets over the whole run (largest column residual): heat %.2e  water %.2e  "
-                                         "tracer %.2e\n",
-                      summary.runResidual[HeatBudget], summary.runResidual[WaterBudget], summary.runResidual[TracerBudget]);
+        std::snprintf(line, sizeof line,
+                      "budgets over the whole run (largest column residual): heat %.2e  water %.2e  "
+                      "tracer %.2e\n",
+                      summary.runResidual[HeatBudget], summary.runResidual[WaterBudget],
+                      summary.runResidual[TracerBudget]);
         log << line;
         for (std::size_t i = 0; i < runSurfaceMean.size(); ++i) {
             auto const& info = detail::variableInfo(cfg.output.variables[i]);

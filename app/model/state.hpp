@@ -28,8 +28,8 @@ inline constexpr double cp = 1004.64;    // J kg-1 K-1
 inline constexpr double kappa = rd / cp; // Rd / cp
 inline constexpr double rv = 461.5;      // J kg-1 K-1, water vapour
 inline constexpr double epsilon = rd / rv;
-inline constexpr double p0 = 100000.0;   // Pa, reference pressure of potential temperature
-inline constexpr double day = 86400.0;   // s
+inline constexpr double p0 = 100000.0;    // Pa, reference pressure of potential temperature
+inline constexpr double day = 86400.0;    // s
 inline constexpr double omega = 7.292e-5; // s-1, the Earth's rotation rate
 } // namespace constants
 
@@ -62,10 +62,9 @@ struct State {
     core::Buffer<double> latitude;        // degrees, per column
 
     State(std::shared_ptr<ops::Grid const> g, uint32_t cols, core::MemSpace s)
-        : grid(std::move(g)), columns(cols), space(s), now(grid, cols, s), start(grid, cols, s),
-          initial(grid, cols, s), tendency(grid, cols, s), scratch(grid, cols, s), p(grid, cols, s), rho(grid, cols, s),
-          exner(grid, cols, s), pFace(grid, cols, s), rhoFace(grid, cols, s), surfacePressure(cols, s),
-          latitude(cols, s) {}
+        : grid(std::move(g)), columns(cols), space(s), now(grid, cols, s), start(grid, cols, s), initial(grid, cols, s),
+          tendency(grid, cols, s), scratch(grid, cols, s), p(grid, cols, s), rho(grid, cols, s), exner(grid, cols, s),
+          pFace(grid, cols, s), rhoFace(grid, cols, s), surfacePressure(cols, s), latitude(cols, s) {}
 };
 
 } // namespace strata::app

@@ -15,10 +15,10 @@
 
 namespace strata::app::moist {
 
-inline constexpr double latentHeat = 2.5e6;     // J kg-1, vaporisation
-inline constexpr double e0 = 610.78;            // Pa, saturation vapour pressure at T0
-inline constexpr double t0 = 273.16;            // K
-inline constexpr double waterDensity = 1000.0;  // kg m-3
+inline constexpr double latentHeat = 2.5e6;    // J kg-1, vaporisation
+inline constexpr double e0 = 610.78;           // Pa, saturation vapour pressure at T0
+inline constexpr double t0 = 273.16;           // K
+inline constexpr double waterDensity = 1000.0; // kg m-3
 
 STRATA_HD inline double saturationHumidity(double T, double p) {
     return constants::epsilon * e0 / p * exp(-(latentHeat / constants::rv) * (1.0 / T - 1.0 / t0));

@@ -6,6 +6,8 @@
 #include "app/model/model.hpp"
 #include "app/model/run.hpp"
 #include "core/comms.hpp"
+#define STRATA_TEST_NAME "test_physics"
+#include "tests/app/physics_test_support.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -19,86 +21,7 @@
 #include <vector>
 
 using namespace strata;
-using app::CenterField;
-using Serial = core::Serial;
-
-namespace {
-
-core::Context& comm() {
-    static core::Context context; // MPI as a singleton process
-    return context;
-}
-
-// A configured case as a Model<Serial> on one rank, for tests that reach into the state.
-struct Case {
-    app::Config cfg;
-    app::HorizontalCoords horizontal;
-    app::Decomposition decomposition;
-    std::unique_ptr<app::Model<Serial>> model;
-
-    Case(std::string const& name, std::vector<std::string> const& overrides)
-        : Case(app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/" + name + ".yaml", overrides)) {}
-    explicit Case(app::Config c)
-        : cfg(std::move(c)), horizontal(app::makeHorizontal(cfg.horizontal)),
-          decomposition(app::Decomposition::balanced(horizontal.columns(), 0, 1)),
-          model(std::make_unique<app::Model<Serial>>(cfg, Serial{}, comm(), horizontal, decomposition)) {}
-    Case(Case const&) = delete; // the model refers to cfg
-
-    app::State& state() { return model->state(); }
-    void steps(int n) {
-        for (int i = 0; i < n; ++i)
-            model->step();
-    }
-};
-
-template <class F>
-void setField(CenterField& f, F&& value) {
-    for (uint32_t c = 0; c < f.columns(); ++c)
-        for (uint32_t k = 0; k < f.levels(); ++k)
-            f.at(c, k) = value(c, k);
-    f.toDevice();
-}
-
-template <class F>
-double maxOver(CenterField& f, F&& error) {
-    f.toHost();
-    double worst = 0;
-    for (uint32_t c = 0; c < f.columns(); ++c)
-        for (uint32_t k = 0; k < f.levels(); ++k) {
-            double const e = error(c, k, f.at(c, k));
-            if (!(e <= worst)) worst = e; // NaN wins
-        }
-    return worst;
-}
-
-// A number as text that reads back to the same double.
-std::string num(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", x);
-    return buf;
-}
-
-// A folder of this test process for run outputs, removed when the process ends.
-struct ScratchFolder {
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("strata_test_physics_" + std::to_string(::getpid()));
-    ~ScratchFolder() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
-};
-
-app::RunSummary runQuiet(std::string const& name, std::vector<std::string> const& overrides) {
-    static ScratchFolder const folder;
-    auto const config = app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/" + name + ".yaml", overrides);
-    app::RunOptions options;
-    options.outputDir = folder.path.string();
-    options.progress = false;
-    std::ostringstream log;
-    return app::runCase(config, comm(), options, log);
-}
-
-} // namespace
+using namespace strata::test;
 
 // ---- subsidence ------------------------------------------------------------------------------------------------
 
@@ -123,8 +46,8 @@ TEST_CASE("subsidence keeps a uniform tracer, humidity and potential temperature
                 double const theta = maxOver(s.now.T, [&](uint32_t c, uint32_t z, double x) {
                     return std::fabs(x / s.exner.at(c, z) / 300.0 - 1.0);
                 });
-                WARN(scheme << " " << grid << " w_max " << wMax << ": max |tracer - 1| = " << tracer
-                            << ", relative q " << q << ", relative theta " << theta << " after 144 steps");
+                WARN(scheme << " " << grid << " w_max " << wMax << ": max |tracer - 1| = " << tracer << ", relative q "
+                            << q << ", relative theta " << theta << " after 144 steps");
                 REQUIRE(tracer <= 1e-13);
                 REQUIRE(q <= 1e-13);
                 REQUIRE(theta <= 1e-13);
@@ -214,17 +137,19 @@ TEST_CASE("budgets close over a whole run, normalised by what crossed", "[physic
     };
     std::vector<Run> const runs = {
         {"default",
-         {"processes.vertical_diffusion.surface_heat_flux=0.05", "processes.vertical_diffusion.surface_moisture_flux=2e-5",
+         {"processes.vertical_diffusion.surface_heat_flux=0.05",
+          "processes.vertical_diffusion.surface_moisture_flux=2e-5",
           "processes.vertical_diffusion.surface_tracer_flux=0.001", "time.steps=72", "time.days="}},
-        {"default", {"processes.vertical_diffusion.mode=explicit", "processes.vertical_diffusion.profile=boundary_layer",
-                     "time.dt=20", "time.steps=360", "time.days=", "output.interval=3600",
-                     "processes.vertical_diffusion.surface_heat_flux=0.05"}},
+        {"default",
+         {"processes.vertical_diffusion.mode=explicit", "processes.vertical_diffusion.profile=boundary_layer",
+          "time.dt=20", "time.steps=360", "time.days=", "output.interval=3600",
+          "processes.vertical_diffusion.surface_heat_flux=0.05"}},
         // Its tracer is only mixed: once it is well mixed, almost nothing moves, and the Thomas solver's rounding
         // (~1e-16 of the tracer per step) is then a few 1e-12 of what moves. Its heat and water budgets are the point.
         {"moist_held_suarez", {"time.days=10"}, 2},
         {"subsidence_tracer", {}},
-        {"subsidence_tracer", {"processes.vertical_advection.scheme=upwind1", "grid.vertical.stretching=power",
-                               "grid.vertical.exponent=2"}},
+        {"subsidence_tracer",
+         {"processes.vertical_advection.scheme=upwind1", "grid.vertical.stretching=power", "grid.vertical.exponent=2"}},
         {"held_suarez", {"time.days=4"}},
         {"heat_equation", {}},
     };
@@ -292,8 +217,8 @@ double largestAcceptedDt(std::string const& name, std::vector<std::string> overr
 
 // Steps the case at dt; the largest |T - Ts| over the run (NaN if it blew up).
 double largestDeparture(std::string const& name, std::vector<std::string> overrides, double dt, int steps) {
-    for (auto const& o : {"time.dt=" + num(dt), std::string("time.steps=1"), std::string("time.days="),
-                          "output.interval=" + num(dt)})
+    for (auto const& o :
+         {"time.dt=" + num(dt), std::string("time.steps=1"), std::string("time.days="), "output.interval=" + num(dt)})
         overrides.push_back(o);
     Case k(name, overrides);
     auto& T = k.state().now.T;
@@ -327,8 +252,8 @@ TEST_CASE("explicit diffusion: the largest accepted dt is stable, 1.1 times it i
         REQUIRE(stable <= 5.0 + 1e-9);
         REQUIRE(!(unstable <= 5.0 + 1e-9));
         auto refused = o;
-        for (auto const& x : {"time.dt=" + num(1.1 * dt), std::string("time.steps=1"),
-                              std::string("time.days="), "output.interval=" + num(1.1 * dt)})
+        for (auto const& x : {"time.dt=" + num(1.1 * dt), std::string("time.steps=1"), std::string("time.days="),
+                              "output.interval=" + num(1.1 * dt)})
             refused.push_back(x);
         Case k("heat_equation", refused);
         REQUIRE_THROWS_AS(k.model->checkStability(), app::StabilityError);
@@ -349,8 +274,8 @@ TEST_CASE("explicit diffusion: on a power grid the old criterion K dt / dzFace^2
     double const oldDt = 0.47 * 0.5 * minFace2 / probe.cfg.diffusion.kappa;
     double const departure = largestDeparture("heat_equation", o, oldDt, 400);
     WARN("power grid: dt = 0.47 of the old limit (" << oldDt << " s): max |T - Ts| = " << departure
-                                                     << " K; the new check accepts up to "
-                                                     << largestAcceptedDt("heat_equation", o) << " s");
+                                                    << " K; the new check accepts up to "
+                                                    << largestAcceptedDt("heat_equation", o) << " s");
     REQUIRE(!(departure <= 5.0 + 1e-9));
     REQUIRE(oldDt > largestAcceptedDt("heat_equation", o));
 }
@@ -377,13 +302,12 @@ TEST_CASE("Held-Suarez tendency equals -kT (T - Teq) with Teq and kT computed by
         for (uint32_t z = 0; z < s.grid->cells(); ++z) {
             // Held & Suarez (1994), eqs. (1)-(3), with the parameters of configs/held_suarez.yaml.
             double const phi = s.latitude.host()[c] * pi / 180.0, p = s.p.at(c, z);
-            double const teq =
-                std::max(200.0, (315.0 - 60.0 * std::pow(std::sin(phi), 2) -
-                                 10.0 * std::log(p / 1e5) * std::pow(std::cos(phi), 2)) *
-                                    std::pow(p / 1e5, kappa));
+            double const teq = std::max(200.0, (315.0 - 60.0 * std::pow(std::sin(phi), 2) -
+                                                10.0 * std::log(p / 1e5) * std::pow(std::cos(phi), 2)) *
+                                                   std::pow(p / 1e5, kappa));
             double const sigma = p / s.pFace.at(c, 0);
-            double const kt = 0.025 / day + (0.25 - 0.025) / day * std::max(0.0, (sigma - 0.7) / 0.3) *
-                                                std::pow(std::cos(phi), 4);
+            double const kt =
+                0.025 / day + (0.25 - 0.025) / day * std::max(0.0, (sigma - 0.7) / 0.3) * std::pow(std::cos(phi), 4);
             double const expected = -kt * (s.now.T.at(c, z) - teq);
             worst = std::max(worst, std::fabs(t.T.at(c, z) - expected) / (std::fabs(expected) + 1e-12));
         }
@@ -392,8 +316,7 @@ TEST_CASE("Held-Suarez tendency equals -kT (T - Teq) with Teq and kT computed by
 
 // ---- winds -----------------------------------------------------------------------------------------------------
 
-TEST_CASE("Coriolis force and Held-Suarez friction: the steady wind at 45 degrees and sigma = 1",
-          "[physics][winds]") {
+TEST_CASE("Coriolis force and Held-Suarez friction: the steady wind at 45 degrees and sigma = 1", "[physics][winds]") {
     // du/dt = f (v - 0) - k u, dv/dt = -f (u - ug) - k v with k = kf = 1/day: u/ug = f^2 / (f^2 + k^2) = 0.98756,
     // v/ug = f k / (f^2 + k^2) = 0.11084 at 45 N (the issue's published values); -0.11084 at 45 S. A 1 cm thick cell
     // puts its center at sigma = 1 - 6e-7. No mixing.
@@ -406,8 +329,8 @@ TEST_CASE("Coriolis force and Held-Suarez friction: the steady wind at 45 degree
     s.now.v.toHost();
     for (uint32_t c = 0; c < 2; ++c) {
         double const north = s.latitude.host()[c] > 0 ? 1.0 : -1.0;
-        INFO("latitude " << s.latitude.host()[c] << ": u/ug = " << s.now.u.at(c, 0) / 10 << ", v/ug = "
-                         << s.now.v.at(c, 0) / 10);
+        INFO("latitude " << s.latitude.host()[c] << ": u/ug = " << s.now.u.at(c, 0) / 10
+                         << ", v/ug = " << s.now.v.at(c, 0) / 10);
         REQUIRE(s.latitude.host()[c] == Approx(45.0 * north));
         REQUIRE(s.now.u.at(c, 0) / 10 == Approx(0.98756).margin(2e-5));
         REQUIRE(s.now.v.at(c, 0) / 10 == Approx(0.11084 * north).margin(2e-5));
@@ -497,11 +420,10 @@ TEST_CASE("large-scale condensation conserves moist enthalpy cp T + L q and rain
             worstSaturation = std::max(worstSaturation, std::fabs(s.now.q.at(c, z) / qs - 1.0));
             rain[c] += s.rho.at(c, z) * s.grid->dzCenter()[z] * dq;
         }
-    WARN("condensation of a 50 % supersaturation: |dT - (L/cp) dq| / dT <= " << worstEnthalpy
-                                                                               << ", left |q / q_sat - 1| <= "
-                                                                               << worstSaturation);
-    REQUIRE(worstEnthalpy < 1e-10);   // cp dT = L dq to rounding (dT ~ 10 K is a difference of 250 K values)
-    REQUIRE(worstSaturation < 0.05);  // one linearised step: close to saturation, not exactly at it
+    WARN("condensation of a 50 % supersaturation: |dT - (L/cp) dq| / dT <= "
+         << worstEnthalpy << ", left |q / q_sat - 1| <= " << worstSaturation);
+    REQUIRE(worstEnthalpy < 1e-10);  // cp dT = L dq to rounding (dT ~ 10 K is a difference of 250 K values)
+    REQUIRE(worstSaturation < 0.05); // one linearised step: close to saturation, not exactly at it
     std::vector<double> flux;
     REQUIRE(k.model->processes().front()->outputSurface("precipitation_flux", flux));
     for (uint32_t c = 0; c < s.columns; ++c)
