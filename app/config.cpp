@@ -17,8 +17,10 @@ namespace strata::app {
 namespace {
 
 using detail::DistinctSubset;
+using detail::firstControl;
 using detail::formatNumber;
 using detail::joined;
+using detail::printable;
 using detail::Rule;
 
 [[noreturn]] void fail(std::string const& where, std::string what, std::string expected) {
@@ -31,18 +33,43 @@ bool contains(std::vector<std::string> const& names, std::string const& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// Keys as the user wrote them, control characters escaped (a key is only ever printed).
 std::string joinPath(std::string const& parent, std::string const& key) {
-    return parent.empty() ? key : parent + "." + key;
+    return parent.empty() ? printable(key) : parent + "." + printable(key);
 }
 
-// A node as the user wrote it, quoted: 'ten', '[1, 2]'.
+// A node as the user wrote it, quoted: 'ten', '[1, 2]' (control characters escaped, long text cut).
 std::string shown(YAML::Node const& n) {
-    if (n.IsScalar()) return "'" + n.Scalar() + "'";
+    if (n.IsScalar()) return "'" + printable(n.Scalar()) + "'";
     YAML::Emitter out;
     out.SetMapFormat(YAML::Flow);
     out.SetSeqFormat(YAML::Flow);
     out << n;
-    return "'" + std::string(out.c_str()) + "'";
+    return "'" + printable(out.c_str()) + "'";
+}
+
+// Text values (strings, names, process names, list entries) hold no control characters: a byte below 0x20 (tab and
+// newline included) or 0x7f would end up in file names, NetCDF attributes and the log.
+void checkText(std::string const& where, YAML::Node const& n) {
+    std::size_t const at = firstControl(n.Scalar());
+    if (at == std::string::npos) return;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(n.Scalar()[at])));
+    fail(where, shown(n) + " contains a control character (byte " + byte + " at position " + std::to_string(at) + ")",
+         "text without control characters (bytes 0x00 to 0x1f and 0x7f, tab and newline included)");
+}
+
+// Numbers are plain scalars: "600", '600', a block scalar or a tagged value (!!str 600, !foo 600) is a string that
+// only looks like a number, and reading it as one would hide a slip in the file. yaml-cpp gives plain scalars the tag
+// "?" and quoted or block ones "!".
+void checkPlainNumber(std::string const& where, YAML::Node const& n, std::string const& expected) {
+    std::string const& tag = n.Tag();
+    if (tag == "?") return;
+    std::string const prefix = "tag:yaml.org,2002:";
+    std::string const problem =
+        tag == "!" ? " is quoted (or a block scalar): a string, not a number"
+                   : " has the tag " + printable(tag.rfind(prefix, 0) == 0 ? "!!" + tag.substr(prefix.size()) : tag);
+    fail(where, shown(n) + problem, "a number written plainly, without quotes or tags: " + expected);
 }
 
 // ---- scalar text -> value --------------------------------------------------------------------------------------
@@ -81,10 +108,22 @@ Parsed parseText(std::string_view s, std::string& out) {
     return Parsed::Ok;
 }
 
+template <class E>
+requires std::is_enum_v<E> Parsed parseText(std::string_view s, E& out) {
+    for (auto const& [name, value] : Choices<E>::names)
+        if (name == s) {
+            out = value;
+            return Parsed::Ok;
+        }
+    return Parsed::OutOfRange;
+}
+
 template <class T>
 char const* kindOf() {
     if constexpr (std::is_same_v<T, std::string>)
         return "a string";
+    else if constexpr (std::is_enum_v<T>)
+        return "a name";
     else if constexpr (std::is_integral_v<T>)
         return "an integer";
     else
@@ -121,6 +160,7 @@ public:
             YAML::Node const item = list[i];
             std::string const where = path + "[" + std::to_string(i) + "]";
             if (!item.IsScalar()) fail(where, shown(item) + " is not a name", "one of: " + joined(rule.allowed));
+            checkText(where, item);
             if (!contains(rule.allowed, item.Scalar()))
                 fail(where, shown(item) + " is not allowed", "one of: " + joined(rule.allowed));
             if (contains(names, item.Scalar())) fail(where, shown(item) + " is listed twice", expected);
@@ -171,10 +211,18 @@ private:
         if (absent(n)) return std::nullopt;
         std::string const path = joinPath(m_path, key);
         T value{};
+        if (n.IsScalar()) {
+            if constexpr (std::is_same_v<T, std::string> || std::is_enum_v<T>)
+                checkText(path, n);
+            else
+                checkPlainNumber(path, n, rule.expected);
+        }
         Parsed const parsed = n.IsScalar() ? parseText(n.Scalar(), value) : Parsed::WrongType;
         if (parsed == Parsed::WrongType) fail(path, shown(n) + " is not " + kindOf<T>(), rule.expected);
         if (parsed == Parsed::OutOfRange || !rule.accepts(value))
-            fail(path, shown(n) + (std::is_same_v<T, std::string> ? " is not allowed" : " is out of range"),
+            fail(path,
+                 shown(n) +
+                     (std::is_same_v<T, std::string> || std::is_enum_v<T> ? " is not allowed" : " is out of range"),
                  rule.expected);
         return value;
     }
@@ -232,12 +280,14 @@ std::vector<ProcessItem> processItems(YAML::Node const& list, std::string const&
                  "a map with one key, the process name, and its settings indented under it, e.g. "
                  "'- held_suarez: {ka: 0.025}'");
         }
+        if (item.IsScalar()) checkText(where, item);
         if (!contains(known, p.name))
-            fail(where, "unknown process '" + p.name + "'" + detail::suggestion(p.name, known),
+            fail(where, "unknown process '" + printable(p.name) + "'" + detail::suggestion(p.name, known),
                  "one of: " + joined(known));
         for (std::size_t j = 0; j < items.size(); ++j)
             if (items[j].name == p.name)
-                fail(where, "'" + p.name + "' is listed twice (also at " + path + "[" + std::to_string(j) + "])",
+                fail(where,
+                     "'" + printable(p.name) + "' is listed twice (also at " + path + "[" + std::to_string(j) + "])",
                      "each process at most once");
         items.push_back(std::move(p));
     }
@@ -261,6 +311,8 @@ void Reader::processList(std::string const& key, std::vector<std::string>& order
 // ---- emitting: a schema visitor that writes the config as YAML -------------------------------------------------
 
 std::string yamlText(std::string const& s) { return s; }
+template <class E>
+requires std::is_enum_v<E> std::string yamlText(E value) { return std::string(nameOf(value)); }
 template <class T>
 requires std::unsigned_integral<T> std::string yamlText(T x) { return std::to_string(x); }
 // Doubles keep a decimal point (600.0), so the type reads at a glance.
@@ -376,11 +428,14 @@ void applyOverride(YAML::Node& root, std::string const& text) {
     if (contains(keys, ""))
         fail(where, "'" + path + "' is not a key path", "dot-separated keys, e.g. grid.vertical.levels");
     YAML::Node value;
+    std::string const expectedValue = "a YAML scalar or flow collection, e.g. 60, out/a.nc, [T, q]";
     try {
-        value = YAML::Load(valueText);
+        std::vector<YAML::Node> const documents = YAML::LoadAll(valueText);
+        if (documents.size() > 1)
+            fail(where, "the value '" + printable(valueText) + "' is several YAML documents", expectedValue);
+        if (!documents.empty()) value = documents.front();
     } catch (YAML::Exception const& e) {
-        fail(where, "the value '" + valueText + "' is not valid YAML: " + e.msg,
-             "a YAML scalar or flow collection, e.g. 60, out/a.nc, [T, q]");
+        fail(where, "the value '" + printable(valueText) + "' is not valid YAML: " + e.msg, expectedValue);
     }
     if (absent(root)) root = YAML::Node(YAML::NodeType::Map);
     if (!root.IsMap()) fail(where, "the configuration is not a map", "a configuration file holding a map of sections");
@@ -424,9 +479,9 @@ void checkHorizontal(HorizontalGridConfig const& h) {
     auto atLeastOne = [&](uint32_t n, std::string const& key) {
         if (n < 1)
             fail("grid.horizontal." + key, "'" + std::to_string(n) + "' is out of range",
-                 "an integer >= 1 when grid.horizontal.type is " + h.type);
+                 "an integer >= 1 when grid.horizontal.type is " + std::string(nameOf(h.type)));
     };
-    if (h.type == "latlon") {
+    if (h.type == HorizontalGridType::LatLon) {
         atLeastOne(h.nlat, "nlat");
         atLeastOne(h.nlon, "nlon");
     } else {
@@ -436,27 +491,68 @@ void checkHorizontal(HorizontalGridConfig const& h) {
 
 // An Ekman spiral needs f != 0 in every column: no column on the equator.
 void checkEkmanLatitudes(HorizontalGridConfig const& h) {
-    uint32_t const n = h.type == "latlon" ? h.nlat : h.ncol;
+    uint32_t const n = h.type == HorizontalGridType::LatLon ? h.nlat : h.ncol;
     if (n % 2 == 1)
-        fail(h.type == "latlon" ? "grid.horizontal.nlat" : "grid.horizontal.ncol",
+        fail(h.type == HorizontalGridType::LatLon ? "grid.horizontal.nlat" : "grid.horizontal.ncol",
              "'" + std::to_string(n) + "' puts a column on the equator (f = 0: no Ekman spiral)",
              "an even number with initial_conditions.wind: ekman");
 }
 
 // The initial temperature must stay positive over the whole column.
 void checkInitialTemperature(InitialConfig const& i, double top) {
-    if (i.temperature == "lapse_rate" && i.surfaceTemperature - i.lapseRate * top <= 0.0)
+    if (i.temperature == InitialTemperature::LapseRate && i.surfaceTemperature - i.lapseRate * top <= 0.0)
         fail("initial_conditions.lapse_rate",
              "'" + formatNumber(i.lapseRate) + "' gives T = " + ratioText(i.surfaceTemperature - i.lapseRate * top) +
                  " K at grid.vertical.top = " + formatNumber(top) + " m",
              "a lapse rate below surface_temperature / top = " + ratioText(i.surfaceTemperature / top) + " K/m");
-    if (i.temperature == "cosine" && i.amplitude >= i.surfaceTemperature)
+    if (i.temperature == InitialTemperature::Cosine && i.amplitude >= i.surfaceTemperature)
         fail("initial_conditions.amplitude", "'" + formatNumber(i.amplitude) + "' gives T <= 0 K at grid.vertical.top",
              "an amplitude below surface_temperature = " + formatNumber(i.surfaceTemperature) + " K");
 }
 
+// The face heights the model will build (makeVerticalGrid: z_k = top (k / levels)^exponent for power, top k / levels
+// for uniform; z_0 = 0 and z_levels = top exactly) must be finite and strictly increasing with every cell at least
+// minCellThickness thick: a huge exponent makes (k / levels)^exponent underflow, so the lowest faces coincide.
+void checkVerticalGrid(VerticalGridConfig const& v) {
+    constexpr double minCellThickness = 1e-6; // m
+    bool const power = v.stretching == Stretching::Power;
+    double below = 0.0, dz = 0.0;
+    uint32_t k = 1; // the first cell (from the ground) thinner than the minimum, or not finite
+    for (; k <= v.levels; ++k) {
+        double const s = static_cast<double>(k) / static_cast<double>(v.levels);
+        double const z = k == v.levels ? v.top : v.top * (power ? std::pow(s, v.exponent) : s);
+        dz = z - below;
+        if (!(dz >= minCellThickness && std::isfinite(dz))) break;
+        below = z;
+    }
+    if (k > v.levels) return;
+    uint32_t const at = k - 1;
+    std::string const grid = power ? "z_k = top (k / levels)^exponent" : "z_k = top k / levels";
+    fail(power ? "grid.vertical.exponent" : "grid.vertical.top",
+         "'" + formatNumber(power ? v.exponent : v.top) + "' makes cell " + std::to_string(at) + " of " +
+             std::to_string(v.levels) + " " + ratioText(dz) + " m thick (" + grid + ", top = " + formatNumber(v.top) +
+             " m)",
+         "every cell at least " + formatNumber(minCellThickness) + " m thick" +
+             (power ? ": a smaller exponent, fewer levels or a higher top" : ": fewer levels or a higher top"));
+}
+
+// The run length: at most 1e15 steps (as for time.days) and a finite number of seconds.
+void checkRunLength(Config const& c) {
+    if (!c.time.steps) return;
+    uint64_t const steps = *c.time.steps;
+    if (steps > 1'000'000'000'000'000ull)
+        fail("time.steps", "'" + std::to_string(steps) + "' is out of range", "an integer in [1, 10^15]");
+    if (!std::isfinite(static_cast<double>(steps) * c.time.dt))
+        fail("time.steps",
+             "'" + std::to_string(steps) + "' steps of time.dt = " + formatNumber(c.time.dt) +
+                 " s is more seconds than a double holds",
+             "a run length steps * dt below 1.8e308 s");
+}
+
 void validate(Config& c) {
     checkHorizontal(c.horizontal);
+    checkVerticalGrid(c.vertical);
+    checkRunLength(c);
     (void)c.totalSteps();
     (void)c.outputEvery();
     checkInitialTemperature(c.initial, c.vertical.top);
@@ -465,26 +561,28 @@ void validate(Config& c) {
              "a number < T_max = " + formatNumber(c.heldSuarez.tMax));
     // "plain" replaces the reference state by rho0 = exner0 = 1 for the whole model: only meaningful for diffusion
     // alone, or with the Coriolis force, which does not use the reference state (the classical Ekman problem).
-    if (c.diffusion.enabled && c.diffusion.form == "plain")
+    if (c.diffusion.enabled && c.diffusion.form == DiffusionForm::Plain)
         for (auto const& name : c.processOrder)
             if (name != "vertical_diffusion" && name != "coriolis")
                 fail("processes.vertical_diffusion.form", "'plain' with " + name + " enabled",
                      "form: anelastic, or only vertical_diffusion and coriolis (plain sets rho0 = exner0 = 1 for the "
                      "whole model)");
-    if (c.diffusion.enabled && c.diffusion.profile == "reed_jablonowski") {
+    if (c.diffusion.enabled && c.diffusion.profile == DiffusionProfile::ReedJablonowski) {
         if (!c.surfaceFluxes.enabled)
             fail("processes.vertical_diffusion.profile", "'reed_jablonowski' without surface_fluxes",
                  "the surface_fluxes process enabled (its c_e and gustiness set K = c_e |v_a| z_a)");
-        if (c.diffusion.mode != "implicit")
-            fail("processes.vertical_diffusion.mode", "'" + c.diffusion.mode + "' with profile reed_jablonowski",
+        if (c.diffusion.mode != DiffusionMode::Implicit)
+            fail("processes.vertical_diffusion.mode",
+                 "'" + std::string(nameOf(c.diffusion.mode)) + "' with profile reed_jablonowski",
                  "mode: implicit (K follows the wind, so no explicit limit can be checked before the run)");
     }
     if (c.kessler.enabled && c.condensation.enabled)
         fail("processes", "both kessler and large_scale_condensation",
              "one of the two: each brings the air back to saturation on its own");
-    if (c.initial.wind == "ekman") {
-        bool const ok = c.coriolis.enabled && c.diffusion.enabled && c.diffusion.profile == "constant" &&
-                        c.diffusion.surfaceMomentum == "no_slip" && c.diffusion.kappa > 0;
+    if (c.initial.wind == InitialWind::Ekman) {
+        bool const ok = c.coriolis.enabled && c.diffusion.enabled &&
+                        c.diffusion.profile == DiffusionProfile::Constant &&
+                        c.diffusion.surfaceMomentum == SurfaceMomentum::NoSlip && c.diffusion.kappa > 0;
         if (!ok)
             fail("initial_conditions.wind", "'ekman' without its processes",
                  "coriolis and vertical_diffusion with profile: constant, kappa > 0 and surface_momentum: no_slip");
@@ -508,14 +606,28 @@ std::string readFile(std::string const& path) {
     return text;
 }
 
+std::string withMark(std::string const& name, YAML::Mark const& mark) {
+    if (mark.is_null()) return name;
+    return name + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+// Exactly one YAML document (a leading "---" is fine; a second document after one is refused, never ignored). An
+// empty document after the first ("---" and nothing, or only comments) says nothing and is accepted.
 YAML::Node parseYaml(std::string const& text, std::string const& sourceName) {
+    std::vector<YAML::Node> documents;
     try {
-        return YAML::Load(text);
+        documents = YAML::LoadAll(text);
     } catch (YAML::Exception const& e) {
-        std::string where = sourceName;
-        if (!e.mark.is_null()) where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
-        fail(where, "YAML syntax error: " + e.msg, "");
+        fail(withMark(sourceName, e.mark), "YAML syntax error: " + e.msg, "");
     }
+    for (std::size_t i = 1; i < documents.size(); ++i)
+        if (!documents[i].IsNull())
+            fail(withMark(sourceName, documents[i].Mark()),
+                 "a second YAML document (document " + std::to_string(i + 1) + " of " +
+                     std::to_string(documents.size()) + "); only one document is allowed",
+                 "one YAML document per configuration file: remove the '---' line and what follows it, or merge "
+                 "the documents");
+    return documents.empty() ? YAML::Node() : documents.front();
 }
 
 } // namespace

@@ -10,9 +10,12 @@
 
 #include "core/error.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace strata::app {
@@ -22,20 +25,102 @@ public:
     using Error::Error;
 };
 
+// ---- named choices -----------------------------------------------------------------------------------------------
+// A key that takes one of a few names is an enum, decoded once when the file is read: nothing compares strings
+// while a run steps. `Choices<E>::names` lists each value's YAML spelling once; the reader, the resolved YAML, the
+// messages and docs/config.md all use it (the order is the order messages list them in).
+template <class E>
+struct Choices;
+
+#define STRATA_CHOICES(E, ...)                                                                                         \
+    template <>                                                                                                        \
+    struct Choices<E> {                                                                                                \
+        static constexpr std::array names = {__VA_ARGS__};                                                             \
+    }
+
+template <class E>
+using Choice = std::pair<std::string_view, E>;
+
+enum class Stretching { Uniform, Power };
+STRATA_CHOICES(Stretching, Choice<Stretching>{"uniform", Stretching::Uniform},
+               Choice<Stretching>{"power", Stretching::Power});
+
+enum class HorizontalGridType { LatLon, Columns };
+STRATA_CHOICES(HorizontalGridType, Choice<HorizontalGridType>{"latlon", HorizontalGridType::LatLon},
+               Choice<HorizontalGridType>{"columns", HorizontalGridType::Columns});
+
+enum class BackendType { Auto, Serial, OpenMP, Threads, Cuda };
+STRATA_CHOICES(BackendType, Choice<BackendType>{"auto", BackendType::Auto},
+               Choice<BackendType>{"serial", BackendType::Serial}, Choice<BackendType>{"openmp", BackendType::OpenMP},
+               Choice<BackendType>{"threads", BackendType::Threads}, Choice<BackendType>{"cuda", BackendType::Cuda});
+
+enum class EngineChoice { Auto, Direct, Shmem };
+STRATA_CHOICES(EngineChoice, Choice<EngineChoice>{"auto", EngineChoice::Auto},
+               Choice<EngineChoice>{"direct", EngineChoice::Direct},
+               Choice<EngineChoice>{"shmem", EngineChoice::Shmem});
+
+enum class DiffusionMode { Explicit, Implicit };
+STRATA_CHOICES(DiffusionMode, Choice<DiffusionMode>{"explicit", DiffusionMode::Explicit},
+               Choice<DiffusionMode>{"implicit", DiffusionMode::Implicit});
+
+enum class DiffusionProfile { Constant, BoundaryLayer, ReedJablonowski };
+STRATA_CHOICES(DiffusionProfile, Choice<DiffusionProfile>{"constant", DiffusionProfile::Constant},
+               Choice<DiffusionProfile>{"boundary_layer", DiffusionProfile::BoundaryLayer},
+               Choice<DiffusionProfile>{"reed_jablonowski", DiffusionProfile::ReedJablonowski});
+
+enum class DiffusionForm { Anelastic, Plain };
+STRATA_CHOICES(DiffusionForm, Choice<DiffusionForm>{"anelastic", DiffusionForm::Anelastic},
+               Choice<DiffusionForm>{"plain", DiffusionForm::Plain});
+
+enum class SurfaceMomentum { NoSlip, FreeSlip };
+STRATA_CHOICES(SurfaceMomentum, Choice<SurfaceMomentum>{"no_slip", SurfaceMomentum::NoSlip},
+               Choice<SurfaceMomentum>{"free_slip", SurfaceMomentum::FreeSlip});
+
+enum class AdvectionScheme { Upwind3, Upwind1, Limited };
+STRATA_CHOICES(AdvectionScheme, Choice<AdvectionScheme>{"upwind3", AdvectionScheme::Upwind3},
+               Choice<AdvectionScheme>{"upwind1", AdvectionScheme::Upwind1},
+               Choice<AdvectionScheme>{"limited", AdvectionScheme::Limited});
+
+enum class AdvectionProfile { Sine, UniformMassFlux };
+STRATA_CHOICES(AdvectionProfile, Choice<AdvectionProfile>{"sine", AdvectionProfile::Sine},
+               Choice<AdvectionProfile>{"uniform_mass_flux", AdvectionProfile::UniformMassFlux});
+
+enum class InitialTemperature { Isothermal, LapseRate, Cosine };
+STRATA_CHOICES(InitialTemperature, Choice<InitialTemperature>{"isothermal", InitialTemperature::Isothermal},
+               Choice<InitialTemperature>{"lapse_rate", InitialTemperature::LapseRate},
+               Choice<InitialTemperature>{"cosine", InitialTemperature::Cosine});
+
+enum class InitialWind { Uniform, Ekman };
+STRATA_CHOICES(InitialWind, Choice<InitialWind>{"uniform", InitialWind::Uniform},
+               Choice<InitialWind>{"ekman", InitialWind::Ekman});
+
+enum class Precision { Float, Double };
+STRATA_CHOICES(Precision, Choice<Precision>{"float", Precision::Float}, Choice<Precision>{"double", Precision::Double});
+
+#undef STRATA_CHOICES
+
+// The YAML spelling of a named choice ("power"), for messages.
+template <class E>
+constexpr std::string_view nameOf(E value) {
+    for (auto const& [name, v] : Choices<E>::names)
+        if (v == value) return name;
+    return "?";
+}
+
 struct VerticalGridConfig {
-    uint32_t levels = 30;               // cells (>= 1)
-    double top = 30000.0;               // m (> 0)
-    std::string stretching = "uniform"; // uniform | power
-    double exponent = 1.0;              // power stretching: z_k = top * (k/n)^exponent (>= 1)
+    uint32_t levels = 30; // cells (>= 1)
+    double top = 30000.0; // m (> 0)
+    Stretching stretching = Stretching::Uniform;
+    double exponent = 1.0; // power stretching: z_k = top * (k/n)^exponent (>= 1)
 
     bool operator==(VerticalGridConfig const&) const = default;
 };
 
 struct HorizontalGridConfig {
-    std::string type = "latlon"; // latlon | columns
-    uint32_t nlat = 4;           // latlon: latitudes, equally spaced cell centers from -90 to 90
-    uint32_t nlon = 8;           // latlon: longitudes, from 0
-    uint32_t ncol = 0;           // columns: number of columns (latitude spread evenly from -90 to 90)
+    HorizontalGridType type = HorizontalGridType::LatLon;
+    uint32_t nlat = 4; // latlon: latitudes, equally spaced cell centers from -90 to 90
+    uint32_t nlon = 8; // latlon: longitudes, from 0
+    uint32_t ncol = 0; // columns: number of columns (latitude spread evenly from -90 to 90)
 
     bool operator==(HorizontalGridConfig const&) const = default;
 };
@@ -51,36 +136,38 @@ struct TimeConfig {
 };
 
 struct BackendConfig {
-    std::string type = "auto";   // auto | serial | openmp | threads | cuda
-    uint32_t threadsWorkers = 4; // workers per block on the threads backend
-    std::string engine = "auto"; // auto | direct | shmem: the stencil engine
+    BackendType type = BackendType::Auto;
+    uint32_t threadsWorkers = 4;              // workers per block on the threads backend
+    EngineChoice engine = EngineChoice::Auto; // the stencil engine
 
     bool operator==(BackendConfig const&) const = default;
 };
 
 struct DiffusionConfig {
     bool enabled = false;
-    std::string mode = "implicit";       // explicit | implicit
-    std::string profile = "constant";    // constant | boundary_layer | reed_jablonowski
+    DiffusionMode mode = DiffusionMode::Implicit;
+    DiffusionProfile profile = DiffusionProfile::Constant;
     double kappa = 5.0;                  // m2/s; boundary_layer: the surface value
     double boundaryLayerHeight = 1500.0; // m; boundary_layer: K decays as exp(-z / h) ... to kappaFree
     double kappaFree = 0.1;              // m2/s above the boundary layer
     double surfaceHeatFlux = 0.0;        // K m/s (kinematic, positive upwards)
     double surfaceMoistureFlux = 0.0;    // kg/kg m/s
     double surfaceTracerFlux = 0.0;      // 1 m/s
-    std::string surfaceMomentum = "no_slip"; // no_slip (u = v = 0 at the ground) | free_slip (no stress)
+    SurfaceMomentum surfaceMomentum = SurfaceMomentum::NoSlip; // no_slip: u = v = 0 at the ground; free_slip: no stress
+
+    // anelastic: (1/rho) d/dz(rho K d(theta)/dz); plain: d/dz(K dT/dz) (rho = 1, T)
+    DiffusionForm form = DiffusionForm::Anelastic;
 
     bool operator==(DiffusionConfig const&) const = default;
-    std::string form = "anelastic"; // anelastic: (1/rho) d/dz(rho K d(theta)/dz); plain: d/dz(K dT/dz) (rho = 1, T)
 };
 
 struct AdvectionConfig {
     bool enabled = false;
-    std::string scheme = "upwind3";         // upwind3 | upwind1 | limited: potential temperature
-    double wMax = -0.01;                    // m/s: w(z) = wMax sin(pi z / top), zero at both boundaries
-    std::string positiveScheme = "limited"; // the same choice for q, qc, qr and tracer, which must stay >= 0
-    std::string profile = "sine";           // sine | uniform_mass_flux (rho0 w = rho0_surface wMax at every face)
-    double duration = 0.0;                  // s; 0: steady; > 0: wMax sin(pi t / duration) until duration, then 0
+    AdvectionScheme scheme = AdvectionScheme::Upwind3; // potential temperature
+    double wMax = -0.01;                               // m/s: w(z) = wMax sin(pi z / top), zero at both boundaries
+    AdvectionScheme positiveScheme = AdvectionScheme::Limited; // q, qc, qr and tracer, which must stay >= 0
+    AdvectionProfile profile = AdvectionProfile::Sine; // uniform_mass_flux: rho0 w = rho0_surface wMax at every face
+    double duration = 0.0; // s; 0: steady; > 0: wMax sin(pi t / duration) until duration, then 0
 
     bool operator==(AdvectionConfig const&) const = default;
 };
@@ -113,9 +200,9 @@ struct CoriolisConfig {
 // Bulk surface fluxes over a sea of prescribed temperature (RJ12, TJ16).
 struct SurfaceFluxesConfig {
     bool enabled = false;
-    double ce = 0.0044;      // exchange coefficient of moisture (TJ16)
-    double ch = 0.0044;      // exchange coefficient of heat (TJ16)
-    double gustiness = 1.0;  // m/s added (in quadrature) to the lowest level's wind speed
+    double ce = 0.0044;     // exchange coefficient of moisture (TJ16)
+    double ch = 0.0044;     // exchange coefficient of heat (TJ16)
+    double gustiness = 1.0; // m/s added (in quadrature) to the lowest level's wind speed
 
     bool operator==(SurfaceFluxesConfig const&) const = default;
 };
@@ -135,17 +222,17 @@ struct KesslerConfig {
 };
 
 struct InitialConfig {
-    std::string temperature = "lapse_rate"; // isothermal | lapse_rate | cosine
-    double surfaceTemperature = 288.0;      // K
-    double lapseRate = 0.0065;              // K/m (lapse_rate)
-    double amplitude = 5.0;                 // K (cosine: T = Ts + amplitude cos(pi z / top))
-    double surfacePressure = 100000.0;      // Pa
-    double humidity = 0.01;                 // kg/kg at the surface, decaying with height scale 2 km
-    double tracerHeight = 5000.0;           // m: center of a Gaussian tracer blob
-    double tracerWidth = 1000.0;            // m
-    std::string wind = "uniform";           // uniform (u, v below) | ekman (the steady spiral of coriolis + diffusion)
-    double u = 0.0;                         // m/s
-    double v = 0.0;                         // m/s
+    InitialTemperature temperature = InitialTemperature::LapseRate;
+    double surfaceTemperature = 288.0;       // K
+    double lapseRate = 0.0065;               // K/m (lapse_rate)
+    double amplitude = 5.0;                  // K (cosine: T = Ts + amplitude cos(pi z / top))
+    double surfacePressure = 100000.0;       // Pa
+    double humidity = 0.01;                  // kg/kg at the surface, decaying with height scale 2 km
+    double tracerHeight = 5000.0;            // m: center of a Gaussian tracer blob
+    double tracerWidth = 1000.0;             // m
+    InitialWind wind = InitialWind::Uniform; // uniform: u, v below; ekman: the steady spiral
+    double u = 0.0;                          // m/s
+    double v = 0.0;                          // m/s
 
     bool operator==(InitialConfig const&) const = default;
 };
@@ -154,8 +241,8 @@ struct OutputConfig {
     std::string path = "out/strata.nc";
     std::vector<std::string> variables = {"T", "q", "tracer", "p"}; // of: T theta u v q tracer p p_face K w
                                                                     // and the surface fields (output.variables)
-    double interval = 3600.0;        // s between outputs (a positive multiple of time.dt)
-    std::string precision = "float"; // float | double
+    double interval = 3600.0; // s between outputs (a positive multiple of time.dt)
+    Precision precision = Precision::Float;
 
     bool operator==(OutputConfig const&) const = default;
 };

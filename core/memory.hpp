@@ -7,6 +7,7 @@
 
 #include "core/backend.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -15,6 +16,11 @@
 namespace strata::core {
 
 namespace detail {
+// Bytes held by every Buffer of the process now (host arrays; a Cuda buffer holds as many again on the device).
+inline std::atomic<std::size_t>& liveBufferBytes() {
+    static std::atomic<std::size_t> bytes{0};
+    return bytes;
+}
 void* cudaAllocate(std::size_t bytes);
 void cudaRelease(void* p) noexcept;
 void cudaCopyToDevice(void* dst, void const* src, std::size_t bytes);
@@ -30,9 +36,28 @@ public:
             m_device.reset(static_cast<T*>(detail::cudaAllocate(size * sizeof(T))));
             toDevice();
         }
+        detail::liveBufferBytes() += bytes();
     }
+    ~Buffer() { detail::liveBufferBytes() -= bytes(); }
+    Buffer(Buffer&& other) noexcept
+        : m_space(other.m_space), m_host(std::move(other.m_host)), m_device(std::move(other.m_device)) {
+        other.m_host.clear(); // moved-from: empty, counted as nothing
+    }
+    Buffer& operator=(Buffer&& other) noexcept {
+        if (this != &other) {
+            detail::liveBufferBytes() -= bytes();
+            m_space = other.m_space;
+            m_host = std::move(other.m_host);
+            m_device = std::move(other.m_device);
+            other.m_host.clear();
+        }
+        return *this;
+    }
+    Buffer(Buffer const&) = delete;
+    Buffer& operator=(Buffer const&) = delete;
 
     std::size_t size() const { return m_host.size(); }
+    std::size_t bytes() const { return m_host.size() * sizeof(T); }
     MemSpace space() const { return m_space; }
 
     T* device() { return m_space == MemSpace::Cuda ? m_device.get() : m_host.data(); }

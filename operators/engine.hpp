@@ -258,7 +258,39 @@ uint32_t sharedBytesPerColumn(E expr, bool stageStencilFree, uint32_t tileLevels
 template <class Backend>
 constexpr bool isGpu = std::is_same_v<Backend, core::Cuda>;
 
+// Whole columns per block, as in the Direct kernel: no division per point to find (column, level), and on the
+// one-worker CPU backends a plain loop over a column's levels, which the compiler vectorises.
+struct PointKernel {
+    static constexpr uint32_t blockDomSize = 256;
+    static constexpr uint32_t maxGrid = 65535;
+    STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) { return (blockDomSize + levels - 1) / levels; }
+
+    template <class W, class F>
+    STRATA_HD void operator()(W const& worker, F const& f, uint32_t columns, uint32_t levels) const {
+        uint32_t const perBlock = columnsPerBlock(levels);
+        for (uint32_t b = worker.blockDomIdx(); b * perBlock < columns; b += worker.gridDomSize()) {
+            uint32_t const col0 = b * perBlock;
+            uint32_t const ncols = columns - col0 < perBlock ? columns - col0 : perBlock;
+            // pointwise: no interior split
+            forEachColumnLevel<0>(worker, false, ncols, 0u, levels, levels,
+                                  [&](uint32_t c, uint32_t k, auto) { f(col0 + c, k); });
+        }
+    }
+};
+
 } // namespace detail
+
+// f(col, k) for every level of every column of a `columns` x `levels` field, with the engines' column walk: the
+// pointwise kernels that are not expressions (a functor struct, so that nvcc compiles the same code for Cuda).
+template <class Backend, class F>
+void forEachPoint(Backend const& backend, uint32_t columns, uint32_t levels, F const& f) {
+    if (columns == 0 || levels == 0) return;
+    uint32_t const perBlock = detail::PointKernel::columnsPerBlock(levels);
+    uint32_t const blocks = (columns + perBlock - 1) / perBlock;
+    lockstep::launch(backend,
+                     lockstep::config(blocks < detail::PointKernel::maxGrid ? blocks : detail::PointKernel::maxGrid),
+                     detail::PointKernel{}, f, columns, levels);
+}
 
 // Plans the evaluation of `expr` into a destination of `columns` x `levels`, and lays out its buffers.
 template <class Backend, class E>
@@ -347,7 +379,8 @@ EvalPlan evaluate(Backend const& backend, Field<T, S>& dest, X const& x, Engine 
                             std::to_string(dest.columns()) + " columns on a grid of " + std::to_string(n) + " cells");
             }
             // (Fields of no columns own no storage and may share a null pointer: nothing to alias.)
-            if (dest.columns() > 0 && static_cast<void const*>(leaf.field.data) == static_cast<void const*>(destView.data))
+            if (dest.columns() > 0 &&
+                static_cast<void const*>(leaf.field.data) == static_cast<void const*>(destView.data))
                 throw Error("the destination field is also an operand", "evaluate",
                             "a destination that the expression does not read (stencils read neighbouring levels)");
         }

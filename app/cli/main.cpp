@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
                                               "tolerance, 1: different, 2: unreadable or usage error)");
     cmp->add_option("a", fileA, "First file")->required();
     cmp->add_option("b", fileB, "Second file (the reference)")->required();
-    cmp->add_option("--rtol", compare.rtol, "Relative tolerance: |a - b| <= atol + rtol |b|")->check(CLI::NonNegativeNumber);
+    cmp->add_option("--rtol", compare.rtol, "Relative tolerance: |a - b| <= atol + rtol |b|")
+        ->check(CLI::NonNegativeNumber);
     cmp->add_option("--atol", compare.atol, "Absolute tolerance")->check(CLI::NonNegativeNumber);
     cmp->add_flag("--bfb", compare.bfb, "Require identical bits");
 
@@ -81,10 +83,16 @@ int main(int argc, char** argv) {
         }
         strata::app::Config const config = strata::app::loadConfig(configPath, overrides);
         if (validate->parsed()) {
+            auto const memory = strata::app::estimateMemory(config, comm);
             if (comm.isRoot())
                 std::cout << "strata validate: " << configPath << " is valid: " << config.totalSteps()
                           << " steps, output every " << config.outputEvery() << " steps to " << config.output.path
-                          << "\n";
+                          << "\nmemory on " << comm.size() << " rank(s): " << strata::app::bytesText(memory.rank0)
+                          << " on rank 0, " << strata::app::bytesText(memory.perRank) << " per other rank ("
+                          << strata::app::bytesText(memory.modelPerColumn) << " per column, " << memory.localColumns
+                          << " columns per rank); " << strata::app::bytesText(memory.available)
+                          << " available per rank (" << memory.availableFrom << ")\n";
+            strata::app::checkMemory(memory, comm);
             return 0;
         }
         strata::app::RunOptions options;
@@ -99,8 +107,21 @@ int main(int argc, char** argv) {
     } catch (strata::app::StabilityError const& e) {
         if (comm.isRoot()) std::cerr << "strata: unstable configuration: " << e.what() << "\n";
         return 2;
+    } catch (strata::app::StateError const& e) {
+        if (comm.isRoot()) std::cerr << "strata: the run went wrong: " << e.what() << "\n";
+        return 1; // every rank agreed on it (one reduction), so every rank returns
     } catch (strata::Error const& e) {
         std::cerr << "strata: error (rank " << comm.rank() << "): " << e.what() << "\n";
+        return 1;
+    } catch (std::bad_alloc const&) {
+        // Possibly on this rank alone, while the others wait in a collective: abort the whole job, never hang.
+        std::cerr << "strata: out of memory on rank " << comm.rank()
+                  << " (strata validate prints the memory a run needs per rank)\n";
+        if (comm.size() > 1) MPI_Abort(comm.comm(), 1);
+        return 1;
+    } catch (std::exception const& e) {
+        std::cerr << "strata: internal error on rank " << comm.rank() << ": " << e.what() << "\n";
+        if (comm.size() > 1) MPI_Abort(comm.comm(), 1);
         return 1;
     }
 }

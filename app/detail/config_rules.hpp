@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -91,24 +91,61 @@ inline Rule<std::string> oneOf(std::vector<std::string> values) {
             }};
 }
 
-// "YYYY-MM-DD hh:mm:ss" or "YYYY-MM-DD" (midnight), a real calendar date.
+// "YYYY-MM-DD hh:mm:ss" or "YYYY-MM-DD" (midnight), a real date of the CF "standard" calendar that the output's time
+// axis uses (what cftime, xarray and ncview decode): years 1 to 9999 (the calendar has no year 0), Julian before
+// 1582-10-15 (so 1500-02-29 exists) and Gregorian from then on (1582-10-05 to 1582-10-14 do not exist).
 inline bool isTimestamp(std::string const& s) {
     auto digits = [&](std::size_t pos, std::size_t n, int& out) {
         if (pos + n > s.size()) return false;
+        for (std::size_t i = pos; i < pos + n; ++i)
+            if (s[i] < '0' || s[i] > '9') return false;
         auto const r = std::from_chars(s.data() + pos, s.data() + pos + n, out);
-        return r.ec == std::errc{} && r.ptr == s.data() + pos + n && s[pos] != '-' && s[pos] != '+';
+        return r.ec == std::errc{} && r.ptr == s.data() + pos + n;
     };
     int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
     if (s.size() != 10 && s.size() != 19) return false;
     if (!digits(0, 4, y) || s[4] != '-' || !digits(5, 2, mo) || s[7] != '-' || !digits(8, 2, d)) return false;
-    using namespace std::chrono;
-    if (!year_month_day{year{y}, month{unsigned(mo)}, day{unsigned(d)}}.ok()) return false;
+    if (y < 1 || mo < 1 || mo > 12 || d < 1) return false;
+    bool const julian = y < 1582 || (y == 1582 && (mo < 10 || (mo == 10 && d < 15)));
+    if (y == 1582 && mo == 10 && d >= 5 && d <= 14) return false; // the days the Gregorian reform skipped
+    bool const leap = julian ? y % 4 == 0 : (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+    static constexpr int monthDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (d > monthDays[mo - 1] + (mo == 2 && leap ? 1 : 0)) return false;
     if (s.size() == 10) return true;
     return s[10] == ' ' && digits(11, 2, h) && s[13] == ':' && digits(14, 2, mi) && s[16] == ':' && digits(17, 2, se) &&
            h < 24 && mi < 60 && se < 60;
 }
 
-inline Rule<std::string> timestamp() { return {"a date 'YYYY-MM-DD hh:mm:ss' or 'YYYY-MM-DD'", isTimestamp}; }
+inline Rule<std::string> timestamp() {
+    return {"a date 'YYYY-MM-DD hh:mm:ss' or 'YYYY-MM-DD' of the CF standard calendar: year 1 to 9999, no "
+            "1582-10-05 to 1582-10-14",
+            isTimestamp};
+}
+
+// The first control character (a byte below 0x20, tab and newline included, or 0x7f) in `s`, or npos.
+inline std::size_t firstControl(std::string_view s) {
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7f) return i;
+    return std::string_view::npos;
+}
+
+// `s` for a message: control characters as \xNN, and at most 200 bytes (longer text cut, its length said).
+inline std::string printable(std::string_view s) {
+    constexpr std::size_t limit = 200;
+    std::string out;
+    for (std::size_t i = 0; i < s.size() && i < limit; ++i) {
+        auto const c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        } else {
+            out += s[i];
+        }
+    }
+    if (s.size() > limit) out += "... (" + std::to_string(s.size()) + " bytes)";
+    return out;
+}
 
 // Edits (insert, delete, substitute, swap two neighbours) turning a into b.
 inline std::size_t editDistance(std::string_view a, std::string_view b) {

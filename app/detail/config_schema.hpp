@@ -15,17 +15,26 @@
 
 namespace strata::app::detail {
 
+// One of the names of an enum's Choices (the reader maps the name to the value; the emitter writes it back).
+template <class E>
+Rule<E> named() {
+    std::string expected = "one of: ";
+    for (std::size_t i = 0; i < Choices<E>::names.size(); ++i)
+        expected += (i ? ", " : "") + std::string(Choices<E>::names[i].first);
+    return {std::move(expected), [](E const&) { return true; }};
+}
+
 template <class V>
 void describe(V& v, VerticalGridConfig& c) {
     v.field("levels", c.levels, between<uint32_t>(1, 100000));
     v.field("top", c.top, above(0.0));
-    v.field("stretching", c.stretching, oneOf({"uniform", "power"}));
+    v.field("stretching", c.stretching, named<Stretching>());
     v.field("exponent", c.exponent, atLeast(1.0));
 }
 
 template <class V>
 void describe(V& v, HorizontalGridConfig& c) {
-    v.field("type", c.type, oneOf({"latlon", "columns"}));
+    v.field("type", c.type, named<HorizontalGridType>());
     // >= 1 for the grid type in use: checked in config.cpp, where the type is known.
     v.field("nlat", c.nlat, between<uint32_t>(0, 100000));
     v.field("nlon", c.nlon, between<uint32_t>(0, 100000));
@@ -42,30 +51,30 @@ void describe(V& v, TimeConfig& c) {
 
 template <class V>
 void describe(V& v, BackendConfig& c) {
-    v.field("type", c.type, oneOf({"auto", "serial", "openmp", "threads", "cuda"}));
+    v.field("type", c.type, named<BackendType>());
     v.field("threads_workers", c.threadsWorkers, between<uint32_t>(1, 1024)); // the Threads launcher's limit
-    v.field("engine", c.engine, oneOf({"auto", "direct", "shmem"}));
+    v.field("engine", c.engine, named<EngineChoice>());
 }
 
 template <class V>
 void describe(V& v, DiffusionConfig& c) {
-    v.field("mode", c.mode, oneOf({"explicit", "implicit"}));
-    v.field("profile", c.profile, oneOf({"constant", "boundary_layer", "reed_jablonowski"}));
-    v.field("form", c.form, oneOf({"anelastic", "plain"}));
+    v.field("mode", c.mode, named<DiffusionMode>());
+    v.field("profile", c.profile, named<DiffusionProfile>());
+    v.field("form", c.form, named<DiffusionForm>());
     v.field("kappa", c.kappa, atLeast(0.0));
     v.field("boundary_layer_height", c.boundaryLayerHeight, above(0.0));
     v.field("kappa_free", c.kappaFree, atLeast(0.0));
     v.field("surface_heat_flux", c.surfaceHeatFlux, anyNumber());
     v.field("surface_moisture_flux", c.surfaceMoistureFlux, anyNumber());
     v.field("surface_tracer_flux", c.surfaceTracerFlux, anyNumber());
-    v.field("surface_momentum", c.surfaceMomentum, oneOf({"no_slip", "free_slip"}));
+    v.field("surface_momentum", c.surfaceMomentum, named<SurfaceMomentum>());
 }
 
 template <class V>
 void describe(V& v, AdvectionConfig& c) {
-    v.field("scheme", c.scheme, oneOf({"upwind3", "upwind1", "limited"}));
-    v.field("positive_scheme", c.positiveScheme, oneOf({"limited", "upwind3", "upwind1"}));
-    v.field("profile", c.profile, oneOf({"sine", "uniform_mass_flux"}));
+    v.field("scheme", c.scheme, named<AdvectionScheme>());
+    v.field("positive_scheme", c.positiveScheme, named<AdvectionScheme>());
+    v.field("profile", c.profile, named<AdvectionProfile>());
     v.field("duration", c.duration, atLeast(0.0));
     v.field("w_max", c.wMax, anyNumber());
 }
@@ -98,7 +107,7 @@ void describe(V& v, CoriolisConfig& c) {
 
 template <class V>
 void describe(V& v, InitialConfig& c) {
-    v.field("temperature", c.temperature, oneOf({"isothermal", "lapse_rate", "cosine"}));
+    v.field("temperature", c.temperature, named<InitialTemperature>());
     v.field("surface_temperature", c.surfaceTemperature, above(0.0));
     v.field("lapse_rate", c.lapseRate, anyNumber());
     v.field("amplitude", c.amplitude, atLeast(0.0));
@@ -106,7 +115,7 @@ void describe(V& v, InitialConfig& c) {
     v.field("humidity", c.humidity, atLeast(0.0));
     v.field("tracer_height", c.tracerHeight, anyNumber());
     v.field("tracer_width", c.tracerWidth, above(0.0));
-    v.field("wind", c.wind, oneOf({"uniform", "ekman"}));
+    v.field("wind", c.wind, named<InitialWind>());
     v.field("u", c.u, anyNumber());
     v.field("v", c.v, anyNumber());
 }
@@ -114,11 +123,12 @@ void describe(V& v, InitialConfig& c) {
 template <class V>
 void describe(V& v, OutputConfig& c) {
     v.field("path", c.path, nonEmptyText());
-    v.field("variables", c.variables, DistinctSubset{{"T", "theta", "u", "v", "q", "qc", "qr", "tracer", "p", "p_face", "K", "w",
-                                                    "precipitation_flux", "surface_upward_sensible_heat_flux",
-                                                    "surface_upward_latent_heat_flux", "water_evaporation_flux"}});
+    v.field("variables", c.variables,
+            DistinctSubset{{"T", "theta", "u", "v", "q", "qc", "qr", "tracer", "p", "p_face", "K", "w",
+                            "precipitation_flux", "surface_upward_sensible_heat_flux",
+                            "surface_upward_latent_heat_flux", "water_evaporation_flux"}});
     v.field("interval", c.interval, above(0.0));
-    v.field("precision", c.precision, oneOf({"float", "double"}));
+    v.field("precision", c.precision, named<Precision>());
 }
 
 template <class V>

@@ -1,14 +1,20 @@
 // OutputFile: gather to rank 0, transpose to CF order, write with NetCDF-C++; see output.hpp for the contract.
 #include "app/io/output.hpp"
 
+#include "app/config.hpp"
 #include "app/io/detail/netcdf_support.hpp"
 #include "core/error.hpp"
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <ctime>
 #include <exception>
 #include <filesystem>
+#include <random>
 #include <set>
+#include <system_error>
+#include <unistd.h>
 #include <utility>
 
 namespace strata::app {
@@ -20,7 +26,52 @@ using netCDF::NcDim;
 using netCDF::NcFile;
 using netCDF::NcVar;
 
-std::string partialPathOf(std::string const& path) { return path + ".partial"; }
+// "<path>.<pid>-<8 hex digits>.partial": unique per run, so two runs writing the same path never share a file.
+std::string uniquePartialPath(std::string const& path) {
+    std::random_device entropy;
+    char nonce[16];
+    std::snprintf(nonce, sizeof nonce, "%08x", static_cast<unsigned>(entropy()));
+    return path + "." + std::to_string(static_cast<long long>(::getpid())) + "-" + nonce + ".partial";
+}
+
+// "2026-11-24T04:40:00Z": the time a history entry was made, in UTC (ISO 8601).
+std::string isoTimestampNow() {
+    std::time_t const now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+// Bounds of equal cells around regularly spaced centers, clamped to [lo, hi]: (n, 2) values.
+std::vector<double> cellBounds(std::vector<double> const& centers, double lo, double hi) {
+    std::size_t const n = centers.size();
+    double const half = n > 1 ? 0.5 * (centers[1] - centers[0]) : 0.5 * (hi - lo);
+    std::vector<double> b;
+    for (double c : centers)
+        b.insert(b.end(), {std::max(lo, c - half), std::min(hi, c + half)});
+    return b;
+}
+
+// What is at `path` now, if it is something close() must not replace; empty when it is absent or a regular file.
+std::string notReplaceable(fs::path const& path) {
+    std::error_code ec;
+    fs::file_status const st = fs::status(path, ec); // follows symbolic links: a link to a regular file is fine
+    // ENOTDIR: a parent is a file; checkOutputTarget names that parent.
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+        return "cannot be examined: " + ec.message();
+    switch (st.type()) {
+    case fs::file_type::not_found:
+    case fs::file_type::regular: return "";
+    case fs::file_type::directory: return "is a directory";
+    case fs::file_type::fifo: return "is a FIFO";
+    case fs::file_type::character:
+    case fs::file_type::block: return "is a device";
+    case fs::file_type::socket: return "is a socket";
+    default: return "is not a regular file";
+    }
+}
 
 // Every rank calls this with its own problem (empty: none). If any rank has one, every rank throws the same Error:
 // the lowest failing rank's message, so an error on one rank never leaves the others waiting in a collective.
@@ -109,7 +160,8 @@ struct OutputFile::Impl {
 
     // Rank 0 only.
     std::unique_ptr<NcFile> file;
-    NcVar timeVar;
+    NcVar timeVar, timeBounds;
+    double previousTime = 0; // the start of the interval the next record closes
     std::vector<NcVar> dataVars, seriesVars;
     std::size_t records = 0;
     std::vector<double> gathered, cfOrder;
@@ -127,7 +179,8 @@ struct OutputFile::Impl {
         if (spec.variables[v].surface) return 1;
         return spec.variables[v].onFaces ? spec.ilev.size() : spec.lev.size();
     }
-    std::string partialPath() const { return partialPathOf(spec.path); }
+    std::string partial; // the unique temporary name rank 0 chose (shared with every rank after create())
+    std::string const& partialPath() const { return partial; }
 
     void checkDistribution(uint64_t firstColumn);
     void create();
@@ -163,21 +216,30 @@ void OutputFile::Impl::checkDistribution(uint64_t firstColumn) {
 void OutputFile::Impl::create() {
     fs::path const target(spec.path);
     if (target.has_parent_path()) fs::create_directories(target.parent_path());
-    file = std::make_unique<NcFile>(partialPath(), NcFile::replace, NcFile::classic64);
+    if (std::string const what = notReplaceable(target); !what.empty())
+        throw Error("'" + spec.path + "' " + what, "output.path", "a regular file (replaced) or no file");
+    // newFile: NC_NOCLOBBER, an exclusive create; a name that exists (however unlikely) is never overwritten.
+    partial = uniquePartialPath(spec.path);
+    file = std::make_unique<NcFile>(partial, NcFile::newFile, NcFile::classic64);
 
     file->putAtt("Conventions", "CF-1.8");
     file->putAtt("title", spec.title);
     file->putAtt("source", spec.source);
-    file->putAtt("history", spec.history);
+    file->putAtt("history", isoTimestampNow() + ": " + spec.history);
     file->putAtt("strata_config", spec.configYaml);
 
     NcDim const time = file->addDim("time");
+    NcDim bnds;
     timeVar = file->addVar("time", netCDF::ncDouble, time);
     timeVar.putAtt("standard_name", "time");
     timeVar.putAtt("long_name", "time");
     timeVar.putAtt("units", spec.timeUnits);
     timeVar.putAtt("calendar", "standard");
     timeVar.putAtt("axis", "T");
+    // Each record closes the interval since the previous one (the first: a point): what "time: mean" fields average.
+    timeVar.putAtt("bounds", "time_bnds");
+    bnds = file->addDim("nv", 2);
+    timeBounds = file->addVar("time_bnds", netCDF::ncDouble, {time, bnds});
 
     auto addHeights = [&](std::string const& name, std::vector<double> const& heights, std::string const& longName) {
         NcDim const dim = file->addDim(name, heights.size());
@@ -192,6 +254,20 @@ void OutputFile::Impl::create() {
     auto const [lev, levVar] = addHeights("lev", spec.lev, "height of level centers");
     std::pair<NcDim, NcVar> ilev;
     if (!spec.ilev.empty()) ilev = addHeights("ilev", spec.ilev, "height of level faces (interfaces)");
+    // Cell bounds (CF 7.1): each center's cell is between the faces below and above it.
+    std::vector<std::pair<NcVar, std::vector<double>>> boundsValues;
+    auto addBounds = [&](NcVar& coordinate, NcDim const& dim, std::vector<double> values) {
+        std::string const name = coordinate.getName() + "_bnds";
+        coordinate.putAtt("bounds", name);
+        boundsValues.emplace_back(file->addVar(name, netCDF::ncDouble, {dim, bnds}), std::move(values));
+    };
+    if (spec.ilev.size() == spec.lev.size() + 1) {
+        std::vector<double> b;
+        for (std::size_t k = 0; k < spec.lev.size(); ++k)
+            b.insert(b.end(), {spec.ilev[k], spec.ilev[k + 1]});
+        NcVar levCoordinate = levVar;
+        addBounds(levCoordinate, lev, std::move(b));
+    }
 
     HorizontalCoords const& h = spec.horizontal;
     std::vector<NcDim> horizontal;
@@ -212,6 +288,9 @@ void OutputFile::Impl::create() {
     if (h.latlon) {
         horizontal = {file->addDim("lat", h.nlat), file->addDim("lon", h.nlon)};
         addLatLon(horizontal[0], horizontal[1], true);
+        // Equal cells around the centers: latitudes from -90 to 90, longitudes from 0 to 360.
+        addBounds(latVar, horizontal[0], cellBounds(h.lat, -90.0, 90.0));
+        addBounds(lonVar, horizontal[1], cellBounds(h.lon, 0.0, 360.0));
     } else {
         horizontal = {file->addDim("ncol", h.ncol)};
         addLatLon(horizontal[0], horizontal[0], false);
@@ -229,13 +308,19 @@ void OutputFile::Impl::create() {
         var.putAtt("units", v.units);
         var.putAtt("cell_methods", v.cellMethods.empty() ? std::string("time: point") : v.cellMethods);
         if (!h.latlon) var.putAtt("coordinates", "lat lon");
+        // The default fill value, declared: a value never written reads as missing, not as a number.
+        if (spec.doublePrecision)
+            var.putAtt("_FillValue", netCDF::ncDouble, NC_FILL_DOUBLE);
+        else
+            var.putAtt("_FillValue", netCDF::ncFloat, NC_FILL_FLOAT);
         dataVars.push_back(var);
     }
     for (TimeSeries const& s : spec.series) {
         NcVar const var = file->addVar(s.name, netCDF::ncDouble, time);
         var.putAtt("long_name", s.longName);
         var.putAtt("units", s.units);
-        var.putAtt("cell_methods", "time: point");
+        var.putAtt("cell_methods", s.cellMethods.empty() ? std::string("time: point") : s.cellMethods);
+        var.putAtt("_FillValue", netCDF::ncDouble, NC_FILL_DOUBLE);
         seriesVars.push_back(var);
     }
 
@@ -243,6 +328,8 @@ void OutputFile::Impl::create() {
     if (!spec.ilev.empty()) ilev.second.putVar(spec.ilev.data());
     latVar.putVar(h.lat.data());
     lonVar.putVar(h.lon.data());
+    for (auto const& [var, values] : boundsValues)
+        var.putVar(values.data());
     file->sync();
 }
 
@@ -261,15 +348,43 @@ OutputFile::OutputFile(core::Context const& ctx, OutputFileSpec spec, uint64_t f
         try {
             m.create();
         } catch (...) {
-            problem = currentExceptionMessage("cannot create " + m.partialPath());
+            problem = currentExceptionMessage("cannot create " + (m.partial.empty() ? m.spec.path : m.partial));
         }
     }
     throwIfAnyRankFailed(m.comm, problem, m.spec.path);
+    // Every rank learns the temporary name (for partialPath() and messages).
+    auto length = static_cast<int>(m.partial.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, m.comm);
+    m.partial.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(m.partial.data(), length, MPI_CHAR, 0, m.comm);
 }
 
 OutputFile::~OutputFile() = default;
 
 std::string const& OutputFile::path() const { return m_impl->spec.path; }
+
+std::string const& OutputFile::partialPath() const { return m_impl->partial; }
+
+void checkOutputTarget(std::string const& path, std::string const& configPath) {
+    fs::path const target(path);
+    if (std::string const what = notReplaceable(target); !what.empty())
+        throw ConfigError("'" + path + "' " + what, "output.path", "a regular file (replaced) or no file");
+    std::error_code ec;
+    if (!configPath.empty() && fs::exists(target, ec) && fs::equivalent(target, fs::path(configPath), ec))
+        throw ConfigError("'" + path + "' is the configuration file itself", "output.path",
+                          "another file: the run would overwrite its own configuration");
+    for (fs::path p = target.parent_path(); !p.empty(); p = p.parent_path()) {
+        fs::file_status const st = fs::status(p, ec);
+        if (st.type() == fs::file_type::not_found) {
+            if (p == p.parent_path()) break;
+            continue; // created before the file is
+        }
+        if (st.type() != fs::file_type::directory)
+            throw ConfigError("'" + p.string() + "' is not a directory", "output.path",
+                              "a path whose parent folders are folders (or do not exist yet)");
+        break;
+    }
+}
 
 void OutputFile::Impl::writeRecordRank0(std::size_t v) {
     // Gathered: column after column, each `levels` values. CF: level after level, each every column (lon fastest,
@@ -347,6 +462,9 @@ void OutputFile::write(double time, std::vector<std::span<double const>> const& 
     if (m.rank == 0 && problem.empty()) {
         try {
             m.timeVar.putVar({m.records}, time);
+            double const interval[2] = {m.records == 0 ? time : m.previousTime, time};
+            m.timeBounds.putVar({m.records, 0}, {1, 2}, interval);
+            m.previousTime = time;
             for (std::size_t s = 0; s < series.size(); ++s)
                 m.seriesVars[s].putVar({m.records}, series[s]);
             m.file->sync();
@@ -368,6 +486,10 @@ void OutputFile::close() {
         try {
             m.file->close();
             m.file.reset();
+            // Something that appeared at the path during the run (a directory, a FIFO) is not replaced: the
+            // finished file stays under its temporary name, which the message gives.
+            if (std::string const what = notReplaceable(m.spec.path); !what.empty())
+                throw Error("'" + m.spec.path + "' " + what + " now; the finished output is " + m.partial);
             fs::rename(m.partialPath(), m.spec.path);
         } catch (...) {
             problem = currentExceptionMessage("cannot finish " + m.partialPath());

@@ -1,9 +1,12 @@
 // CF-1.8 NetCDF output, gathered to rank 0 (the I/O rank) and written with NetCDF-C++.
 //
 // OutputFile is collective: every rank constructs it, calls write() at each output step and close() at the end;
-// rank 0 alone touches the file. The file is written as "<path>.partial" and renamed to <path> by close(), so a file
-// at <path> is always a finished one: a run that dies leaves the previous finished output in place, plus the
-// .partial file with every record written so far (synced to disk after each record).
+// rank 0 alone touches the file. The file is written under a temporary name unique to the run,
+// "<path>.<pid>-<nonce>.partial" (created exclusively: two runs writing one path never share a file), and renamed to
+// <path> by close(), so a file at <path> is always a finished one: a run that dies leaves the previous finished
+// output in place, plus its .partial file with every record written so far (synced to disk after each record). Only
+// a regular file is ever replaced: a directory, FIFO or device at <path> is refused when the file is created and
+// again before the rename.
 //
 // Layout: dimensions time (unlimited), lev (centers), ilev (faces) and lat, lon (lat-lon grids) or ncol (a list of
 // columns); coordinate variables with units, axis, positive = "up" for heights, standard_name; data variables
@@ -55,6 +58,7 @@ struct OutputVariable {
 
 struct TimeSeries {
     std::string name, units, longName;
+    std::string cellMethods; // CF cell_methods; empty: "time: point"
 };
 
 struct OutputFileSpec {
@@ -82,11 +86,17 @@ public:
     void write(double time, std::vector<std::span<double const>> const& data, std::vector<double> const& series);
     void close(); // finishes the file and renames it into place; a second call does nothing, write() after it throws
     std::string const& path() const;
+    // The temporary file the records go to until close(): "<path>.<pid>-<nonce>.partial", created exclusively.
+    std::string const& partialPath() const;
 
 private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
+
+// Before a run: the output path must be absent or a regular file (a directory, FIFO or device is refused), not the
+// configuration file, and under folders (not files). Throws ConfigError naming output.path.
+void checkOutputTarget(std::string const& path, std::string const& configPath);
 
 // `strata compare`: per variable (coordinates in their own section) the largest absolute difference |a - b|, the
 // largest relative difference |a - b| / max(|a|, |b|) (0 when both are 0), where each is (indices, with the

@@ -16,12 +16,14 @@ Decomposition Decomposition::balanced(uint64_t globalColumns, int rank, int rank
 
 HorizontalCoords makeHorizontal(HorizontalGridConfig const& config) {
     HorizontalCoords h;
-    h.latlon = config.type == "latlon";
+    h.latlon = config.type == HorizontalGridType::LatLon;
     if (h.latlon) {
         h.nlat = config.nlat;
         h.nlon = config.nlon;
-        for (uint32_t i = 0; i < h.nlat; ++i) h.lat.push_back(-90.0 + 180.0 * (i + 0.5) / h.nlat);
-        for (uint32_t i = 0; i < h.nlon; ++i) h.lon.push_back(360.0 * (i + 0.5) / h.nlon);
+        for (uint32_t i = 0; i < h.nlat; ++i)
+            h.lat.push_back(-90.0 + 180.0 * (i + 0.5) / h.nlat);
+        for (uint32_t i = 0; i < h.nlon; ++i)
+            h.lon.push_back(360.0 * (i + 0.5) / h.nlon);
     } else {
         h.ncol = config.ncol;
         for (uint32_t i = 0; i < h.ncol; ++i) {
@@ -45,7 +47,8 @@ std::vector<double> localAreaWeights(HorizontalCoords const& h, Decomposition co
     std::vector<double> w(d.local, 1.0);
     if (h.latlon) {
         auto const lat = localLatitudes(h, d);
-        for (uint32_t c = 0; c < d.local; ++c) w[c] = std::cos(lat[c] * std::numbers::pi / 180.0);
+        for (uint32_t c = 0; c < d.local; ++c)
+            w[c] = std::cos(lat[c] * std::numbers::pi / 180.0);
     }
     return w;
 }

@@ -1,4 +1,4 @@
-// Pointwise kernels of the model: small functors run over every (column, level) of a field with `forEachPoint`.
+// Pointwise kernels of the model: small functors run over every (column, level) of a field with `ops::forEachPoint`.
 // They are functor structs, not lambdas, so that nvcc compiles the same code for the Cuda backend.
 #pragma once
 
@@ -11,38 +11,8 @@
 
 namespace strata::app {
 
-namespace detail {
-// Whole columns per block, as in the engines' Direct kernel: no division per point to find (column, level), and on
-// the one-worker CPU backends a plain loop over a column's levels, which the compiler vectorises.
-struct PointKernel {
-    static constexpr uint32_t blockDomSize = 256;
-    static constexpr uint32_t maxGrid = 65535;
-    STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) { return (blockDomSize + levels - 1) / levels; }
-
-    template <class W, class F>
-    STRATA_HD void operator()(W const& worker, F const& f, uint32_t columns, uint32_t levels) const {
-        uint32_t const perBlock = columnsPerBlock(levels);
-        for (uint32_t b = worker.blockDomIdx(); b * perBlock < columns; b += worker.gridDomSize()) {
-            uint32_t const col0 = b * perBlock;
-            uint32_t const ncols = columns - col0 < perBlock ? columns - col0 : perBlock;
-            // The engines' column walk (plain nested loops on one-worker backends); pointwise: no interior split.
-            ops::detail::forEachColumnLevel<0>(worker, false, ncols, 0u, levels, levels,
-                                               [&](uint32_t c, uint32_t k, auto) { f(col0 + c, k); });
-        }
-    }
-};
-} // namespace detail
-
-// f(col, k) for every level of every column (levels of the staggering of the field it is given for).
-template <class Backend, class F>
-void forEachPoint(Backend const& backend, uint32_t columns, uint32_t levels, F const& f) {
-    if (columns == 0 || levels == 0) return;
-    uint32_t const perBlock = detail::PointKernel::columnsPerBlock(levels);
-    uint32_t const blocks = (columns + perBlock - 1) / perBlock;
-    lockstep::launch(backend,
-                     lockstep::config(blocks < detail::PointKernel::maxGrid ? blocks : detail::PointKernel::maxGrid),
-                     detail::PointKernel{}, f, columns, levels);
-}
+// The operator layer's pointwise column walk (operators/engine.hpp): f(col, k) for every level of every column.
+using ops::forEachPoint;
 
 using CenterView = ops::FieldView<double, ops::Center>;
 using FaceView = ops::FieldView<double, ops::Face>;

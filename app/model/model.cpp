@@ -6,16 +6,20 @@
 namespace strata::app {
 
 std::shared_ptr<ops::Grid const> makeVerticalGrid(VerticalGridConfig const& v) {
-    if (v.stretching == "power") {
+    if (v.stretching == Stretching::Power) {
         double const e = v.exponent;
-        return std::make_shared<ops::Grid const>(ops::Grid::stretched(v.levels, v.top, [e](double s) { return std::pow(s, e); }));
+        return std::make_shared<ops::Grid const>(
+            ops::Grid::stretched(v.levels, v.top, [e](double s) { return std::pow(s, e); }));
     }
     return std::make_shared<ops::Grid const>(ops::Grid::uniform(v.levels, v.top));
 }
 
-ops::Engine engineFromName(std::string const& name) {
-    if (name == "direct") return ops::Engine::Direct;
-    if (name == "shmem") return ops::Engine::Shmem;
+ops::Engine engineFromChoice(EngineChoice choice) {
+    switch (choice) {
+    case EngineChoice::Direct: return ops::Engine::Direct;
+    case EngineChoice::Shmem: return ops::Engine::Shmem;
+    case EngineChoice::Auto: break;
+    }
     return ops::Engine::Auto;
 }
 
@@ -31,7 +35,7 @@ std::array<double, 2> ekmanSpiral(WindSetting const& w, double z, double latitud
 InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z, double latitude,
                                WindSetting const& wind) {
     InitialProfiles p{};
-    if (init.wind == "ekman") {
+    if (init.wind == InitialWind::Ekman) {
         auto const uv = ekmanSpiral(wind, z, latitude);
         p.u = uv[0];
         p.v = uv[1];
@@ -40,11 +44,14 @@ InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z,
         p.v = init.v;
     }
     double const pi = std::numbers::pi;
-    if (init.temperature == "isothermal") p.T = init.surfaceTemperature;
-    else if (init.temperature == "cosine") p.T = init.surfaceTemperature + init.amplitude * std::cos(pi * z / zTop);
-    else p.T = std::max(init.surfaceTemperature - init.lapseRate * z, 200.0);
+    if (init.temperature == InitialTemperature::Isothermal)
+        p.T = init.surfaceTemperature;
+    else if (init.temperature == InitialTemperature::Cosine)
+        p.T = init.surfaceTemperature + init.amplitude * std::cos(pi * z / zTop);
+    else
+        p.T = std::max(init.surfaceTemperature - init.lapseRate * z, 200.0);
     // A little meridional structure so that columns differ (and the decomposition is exercised).
-    if (init.temperature == "lapse_rate") p.T -= 20.0 * std::pow(std::sin(latitude * pi / 180.0), 2);
+    if (init.temperature == InitialTemperature::LapseRate) p.T -= 20.0 * std::pow(std::sin(latitude * pi / 180.0), 2);
     p.q = init.humidity * std::exp(-z / 2000.0);
     double const x = (z - init.tracerHeight) / init.tracerWidth;
     p.tracer = std::exp(-0.5 * x * x);
@@ -68,7 +75,8 @@ void computeReferenceState(State& s, InitialConfig const& init, std::vector<doub
         for (uint32_t k = 0; k < n; ++k) {
             double const tv = virtualT(zc[k], lat);
             s.p.at(c, k) = s.pFace.at(c, k) * std::exp(-constants::g * (zc[k] - zf[k]) / (constants::rd * tv));
-            s.pFace.at(c, k + 1) = s.pFace.at(c, k) * std::exp(-constants::g * (zf[k + 1] - zf[k]) / (constants::rd * tv));
+            s.pFace.at(c, k + 1) =
+                s.pFace.at(c, k) * std::exp(-constants::g * (zf[k + 1] - zf[k]) / (constants::rd * tv));
             s.rho.at(c, k) = uniform ? 1.0 : s.p.at(c, k) / (constants::rd * tv);
             s.exner.at(c, k) = uniform ? 1.0 : std::pow(s.p.at(c, k) / constants::p0, constants::kappa);
         }

@@ -26,13 +26,14 @@
 #include <limits>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace strata::app {
 
 std::shared_ptr<ops::Grid const> makeVerticalGrid(VerticalGridConfig const& v);
-ops::Engine engineFromName(std::string const& name);
+ops::Engine engineFromChoice(EngineChoice choice);
 
 // Initial profiles of the local columns (host arrays, written into the state by the model).
 struct InitialProfiles {
@@ -70,7 +71,7 @@ public:
           Decomposition const& decomposition)
         : m_cfg(cfg), m_backend(backend), m_comm(comm), m_decomp(decomposition),
           m_state(makeVerticalGrid(cfg.vertical), decomposition.local, Backend::memSpace),
-          m_budget(decomposition.local), m_ledger(decomposition.local), m_engine(engineFromName(cfg.backend.engine)),
+          m_budget(decomposition.local), m_ledger(decomposition.local), m_engine(engineFromChoice(cfg.backend.engine)),
           m_areaWeights(localAreaWeights(horizontal, decomposition)), m_column(decomposition.local, Backend::memSpace),
           m_mass(decomposition.local, Backend::memSpace),
           m_weighted(m_state.grid, decomposition.local, Backend::memSpace) {
@@ -79,7 +80,8 @@ public:
         m_state.latitude.toDevice();
         initialise(lat);
         // diffusion form "plain": the textbook heat equation, rho0 = 1 and exner0 = 1 (only allowed alone, config.cpp)
-        computeReferenceState(m_state, cfg.initial, lat, cfg.diffusion.enabled && cfg.diffusion.form == "plain");
+        computeReferenceState(m_state, cfg.initial, lat,
+                              cfg.diffusion.enabled && cfg.diffusion.form == DiffusionForm::Plain);
         auto const& registry = processRegistry<Backend>();
         for (auto const& name : cfg.processOrder) {
             auto const factory = registry.find(name);
@@ -106,10 +108,11 @@ public:
     Analytic analyticCase() const {
         auto const& d = m_cfg.diffusion;
         if (m_hasTestProcess) return Analytic::None;
-        if (m_cfg.processOrder == std::vector<std::string>{"vertical_diffusion"} && d.form == "plain" &&
-            d.profile == "constant" && d.surfaceHeatFlux == 0.0 && m_cfg.initial.temperature == "cosine")
+        if (m_cfg.processOrder == std::vector<std::string>{"vertical_diffusion"} && d.form == DiffusionForm::Plain &&
+            d.profile == DiffusionProfile::Constant && d.surfaceHeatFlux == 0.0 &&
+            m_cfg.initial.temperature == InitialTemperature::Cosine)
             return Analytic::HeatEquation;
-        if (m_cfg.initial.wind == "ekman" && m_cfg.processOrder.size() == 2)
+        if (m_cfg.initial.wind == InitialWind::Ekman && m_cfg.processOrder.size() == 2)
             return Analytic::Ekman; // checked by config
         return Analytic::None;
     }
@@ -236,6 +239,58 @@ public:
         return d;
     }
 
+    // A value outside its physical range, NaN or Inf: which variable, where (global column, level) and the value.
+    struct StateViolation {
+        std::string variable, expected;
+        uint64_t column = 0;
+        uint32_t level = 0;
+        double value = 0;
+    };
+
+    // The state check run after every step: per variable a column min and max on the device (NaN-propagating, so a
+    // NaN or Inf anywhere fails the range test), one value pair per column to the host, and one reduction over the
+    // ranks. Every rank gets the same answer: the first variable in the order below that is out of range, in its
+    // lowest global column, at the lowest level.
+    std::optional<StateViolation> checkState() {
+        auto const checks = stateChecks();
+        constexpr double none = std::numeric_limits<double>::infinity();
+        double mine = none; // variable index * 2^40 + global column of this rank's first violation
+        for (std::size_t i = 0; i < checks.size() && mine == none; ++i) {
+            auto const& b = checks[i];
+            ops::columnMin(m_backend, *b.field, m_column);
+            ops::columnMax(m_backend, *b.field, m_mass);
+            m_column.toHost();
+            m_mass.toHost();
+            for (uint32_t c = 0; c < m_decomp.local; ++c)
+                if (!(m_column.host()[c] >= b.lo && m_mass.host()[c] <= b.hi)) {
+                    mine = static_cast<double>(i) * 0x1p40 + static_cast<double>(m_decomp.first + c);
+                    break;
+                }
+        }
+        double const first = m_comm.min(mine);
+        if (first == none) return std::nullopt;
+        auto const index = static_cast<std::size_t>(first / 0x1p40);
+        auto const& b = checks[index];
+        StateViolation v{b.name, b.expected, static_cast<uint64_t>(first - static_cast<double>(index) * 0x1p40), 0, 0};
+        // The rank holding that column finds the level; the others contribute -inf (a NaN value survives the max).
+        double where[2] = {-none, -none};
+        if (mine == first) {
+            CenterField& f = *b.field;
+            f.toHost();
+            auto const c = static_cast<uint32_t>(v.column - m_decomp.first);
+            for (uint32_t k = 0; k < f.levels(); ++k)
+                if (!(f.at(c, k) >= b.lo && f.at(c, k) <= b.hi)) {
+                    where[0] = k;
+                    where[1] = f.at(c, k);
+                    break;
+                }
+        }
+        m_comm.max(where);
+        v.level = static_cast<uint32_t>(where[0]);
+        v.value = where[1];
+        return v;
+    }
+
     // The area-weighted global mean of a per-column value of the local columns (the same bits on any rank count).
     double globalMean(std::vector<double> const& perColumn) const {
         std::vector<double> weighted(perColumn.size()), area(m_areaWeights);
@@ -339,6 +394,32 @@ private:
         auto const fx = f.all();
         for (std::size_t i = 0; i < Prognostics::count; ++i)
             stage(*x[i], *x0[i], *fx[i]);
+    }
+
+    struct StateCheck {
+        char const* name;
+        CenterField* field;
+        double lo, hi;
+        char const* expected;
+    };
+    // Ranges wide enough for any climate a column model makes, narrow enough to stop a run that went wrong before it
+    // writes garbage. Moisture is >= 0 to rounding; a third-order upwind scheme for moisture (not the default, which
+    // is limited) is allowed the small undershoots it makes (docs/reliability.md).
+    std::array<StateCheck, 8> stateChecks() {
+        Prognostics& n = m_state.now;
+        bool const undershoots = m_cfg.advection.enabled && m_cfg.advection.positiveScheme == AdvectionScheme::Upwind3;
+        double const qLow = undershoots ? -1e-3 : -1e-12;
+        char const* qText = undershoots ? "a mixing ratio in [-1e-3, 0.2] kg/kg (positive_scheme: upwind3)"
+                                        : "a mixing ratio in [0, 0.2] kg/kg (>= -1e-12 for rounding)";
+        constexpr double huge = 1e30;
+        return {{{"T", &n.T, 100.0, 400.0, "an air temperature in [100, 400] K"},
+                 {"u", &n.u, -400.0, 400.0, "a wind speed in [-400, 400] m/s"},
+                 {"v", &n.v, -400.0, 400.0, "a wind speed in [-400, 400] m/s"},
+                 {"q", &n.q, qLow, 0.2, qText},
+                 {"qc", &n.qc, qLow, 0.2, qText},
+                 {"qr", &n.qr, qLow, 0.2, qText},
+                 {"tracer", &n.tracer, -huge, huge, "a finite tracer mixing ratio (|x| <= 1e30)"},
+                 {"p", &m_state.p, 1e-3, 2e5, "a pressure in [0.001, 200000] Pa"}}};
     }
 
     std::vector<double> centerValues(std::string const& name) {

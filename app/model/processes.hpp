@@ -120,6 +120,15 @@ Worst worstFace(FaceField const& field, F&& number) {
     return w;
 }
 
+// SSP-RK3's stability interval on the negative real axis, [-2.5127, 0] (R(z) = 1 + z + z^2/2 + z^3/6, |R| = 1).
+inline constexpr double rk3RealAxisLimit = 2.512745326618163;
+
+inline std::string limitText(double limit) {
+    std::ostringstream s;
+    s << limit;
+    return s.str();
+}
+
 inline std::string formatLimit(char const* what, double value, double limit, uint32_t col, uint32_t index,
                                char const* where = "face") {
     std::ostringstream s;
@@ -265,7 +274,7 @@ public:
     }
 
     std::string name() const override { return "vertical_diffusion"; }
-    bool hasTendencies() const override { return m_cfg.mode == "explicit"; }
+    bool hasTendencies() const override { return m_cfg.mode == DiffusionMode::Explicit; }
     std::vector<FieldDecl> fields() const override {
         return {{"T", "K", "tendency of"},       {"u", "m s-1", "tendency of"},  {"v", "m s-1", "tendency of"},
                 {"q", "kg kg-1", "tendency of"}, {"tracer", "1", "tendency of"}, {"K", "m2 s-1", "writes (faces)"},
@@ -279,7 +288,7 @@ public:
     // the most negative one per column (detail::lowestEigenvalue, Sturm bisection): on a stretched grid that is the
     // thin bottom cell next to a thin face, which K dt / dzFace^2 does not see.
     void checkStability(StepContext<Backend>& ctx) const override {
-        if (m_cfg.mode != "explicit") return;
+        if (m_cfg.mode != DiffusionMode::Explicit) return;
         auto const w = worstColumn(ctx);
         if (!(w.value <= rk3RealAxisLimit))
             throw StabilityError(
@@ -320,7 +329,7 @@ public:
     }
 
     // SSP-RK3's stability interval on the negative real axis, [-2.5127, 0] (R(z) = 1 + z + z^2/2 + z^3/6, |R| = 1).
-    static constexpr double rk3RealAxisLimit = 2.512745326618163;
+    static constexpr double rk3RealAxisLimit = detail::rk3RealAxisLimit;
 
     void prepareStep(StepContext<Backend>& ctx) override {
         State& s = ctx.state;
@@ -343,7 +352,7 @@ public:
     }
 
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double) override {
-        if (m_cfg.mode != "explicit") return;
+        if (m_cfg.mode != DiffusionMode::Explicit) return;
         State& s = ctx.state;
         auto const grad = ops::GradientC2F{ops::SetGradient{0.0}, ops::SetGradient{0.0}};
         // The bottom face carries rho K dpsi/dz = -rho F (F the upward surface flux), the top face none.
@@ -375,7 +384,7 @@ public:
     }
 
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
-        if (m_cfg.mode != "implicit") return;
+        if (m_cfg.mode != DiffusionMode::Implicit) return;
         State& s = ctx.state;
         auto const g = s.grid->view(Backend::memSpace);
         auto solve = [&](CenterField& psi, core::Buffer<double> const& flux, bool noSlip = false) {
@@ -403,11 +412,11 @@ public:
     }
 
 private:
-    bool noSlip() const { return m_cfg.surfaceMomentum == "no_slip"; }
+    bool noSlip() const { return m_cfg.surfaceMomentum == SurfaceMomentum::NoSlip; }
 
     void setDiffusivity(StepContext<Backend>& ctx) const {
         State const& s = ctx.state;
-        if (m_cfg.profile == "reed_jablonowski") {
+        if (m_cfg.profile == DiffusionProfile::ReedJablonowski) {
             forEachPoint(ctx.backend, s.columns, m_K.levels(),
                          ReedJablonowskiDiffusivity{m_K.view(), s.pFace.view(), s.now.u.view(), s.now.v.view(),
                                                     s.grid->centers()[0] - s.grid->faces()[0], m_surface.ce,
@@ -417,7 +426,7 @@ private:
         auto const g = ctx.state.grid->view(Backend::memSpace);
         forEachPoint(ctx.backend, ctx.state.columns, m_K.levels(),
                      DiffusivityProfile{m_K.view(), g.zf, m_cfg.kappa, m_cfg.kappaFree, m_cfg.boundaryLayerHeight,
-                                        m_cfg.profile == "boundary_layer"});
+                                        m_cfg.profile == DiffusionProfile::BoundaryLayer});
     }
 
     DiffusionConfig m_cfg;
@@ -524,12 +533,15 @@ public:
 private:
     // The flux-limited product keeps q >= 0 while the outflow Courant numbers of a cell add up to <= 1/2
     // (docs/operators.md): with outflow through at most both faces, |w| dt / dz <= 1/4 per face.
-    double courantLimit() const { return m_cfg.scheme == "limited" || m_cfg.positiveScheme == "limited" ? 0.25 : 1.0; }
+    double courantLimit() const {
+        return m_cfg.scheme == AdvectionScheme::Limited || m_cfg.positiveScheme == AdvectionScheme::Limited ? 0.25
+                                                                                                            : 1.0;
+    }
 
     // tendency += -factor (1/rho0) [d/dz(rho0 w psi) - psi d/dz(rho0 w)], and the lateral inflow
     // scale * integral(psi d/dz(rho0 w) dz), weighted by the stage, into the budget.
     template <class Psi, class Factor>
-    void add(StepContext<Backend>& ctx, std::string const& scheme, CenterField& tendency, Psi const& psi,
+    void add(StepContext<Backend>& ctx, AdvectionScheme scheme, CenterField& tendency, Psi const& psi,
              Factor const& factor, Budget budget, double scale, double weight) {
         if (open()) {
             addWith(ctx, ops::DivergenceF2C{}, scheme, tendency, psi, factor, budget, scale, weight);
@@ -542,10 +554,10 @@ private:
 
     // An open column (uniform mass flux) takes its boundary fluxes from the upwind products' own boundary values
     // (inflow: the value of the cell next to the boundary) and reports them to the budget.
-    bool open() const { return m_cfg.profile == "uniform_mass_flux"; }
+    bool open() const { return m_cfg.profile == AdvectionProfile::UniformMassFlux; }
 
     template <class Div, class Psi, class Factor>
-    void addWith(StepContext<Backend>& ctx, Div const& div, std::string const& scheme, CenterField& tendency,
+    void addWith(StepContext<Backend>& ctx, Div const& div, AdvectionScheme scheme, CenterField& tendency,
                  Psi const& psi, Factor const& factor, Budget budget, double scale, double weight) {
         State& s = ctx.state;
         auto const massDivergence = div(m_rhoW);
@@ -559,9 +571,9 @@ private:
             for (uint32_t c = 0; c < s.columns; ++c)
                 ctx.budget.add(budget, c, weight * scale * (m_faceFlux.at(c, 0) - m_faceFlux.at(c, top)));
         };
-        if (scheme == "upwind1")
+        if (scheme == AdvectionScheme::Upwind1)
             tend(ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}});
-        else if (scheme == "limited")
+        else if (scheme == AdvectionScheme::Limited)
             tend(ops::UpwindLimitedProductC2F{ops::FirstOrderOneSided{}, ops::FirstOrderOneSided{}});
         else
             tend(ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}});
@@ -675,6 +687,29 @@ public:
         detail::integrateColumns(ctx.backend, m_heat, m_column, s.rho * s.scratch / s.exner);
         for (uint32_t c = 0; c < s.columns; ++c)
             ctx.budget.add(HeatBudget, c, weight * constants::cp * m_column.host()[c]);
+    }
+
+    // Relaxation and friction are linear decays at rates kT and kv (1/s): SSP-RK3 is stable for k dt within its
+    // real-axis interval, the same limit as explicit diffusion's.
+    void checkStability(StepContext<Backend>& ctx) const override {
+        State const& s = ctx.state;
+        auto& kt = const_cast<CenterField&>(m_kt);
+        auto& kv = const_cast<CenterField&>(m_kv);
+        kt.toHost();
+        kv.toHost();
+        double const limit = detail::rk3RealAxisLimit;
+        for (uint32_t c = 0; c < s.columns; ++c)
+            for (uint32_t k = 0; k < kt.levels(); ++k) {
+                if (!(kt.at(c, k) * ctx.dt <= limit))
+                    throw StabilityError(
+                        detail::formatLimit("Held-Suarez relaxation kT dt", kt.at(c, k) * ctx.dt, limit, c, k, "level"),
+                        "processes.held_suarez.ks",
+                        "ka, ks (1/day) and time.dt with kT dt <= " + detail::limitText(limit));
+                if (!(kv.at(c, k) * ctx.dt <= limit))
+                    throw StabilityError(
+                        detail::formatLimit("Held-Suarez friction kv dt", kv.at(c, k) * ctx.dt, limit, c, k, "level"),
+                        "processes.held_suarez.kf", "kf (1/day) and time.dt with kv dt <= " + detail::limitText(limit));
+            }
     }
 
     CenterField const& equilibriumTemperature() const { return m_teq; }

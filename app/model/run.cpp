@@ -1,6 +1,13 @@
 #include "app/model/run_impl.hpp"
 
 #include "core/backend.hpp"
+#include "core/memory.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace strata::app {
 
@@ -9,29 +16,115 @@ namespace strata::app {
 RunSummary runWithCuda(Config const& cfg, core::Context const& comm, RunOptions const& options, std::ostream& log);
 #endif
 
+MemoryEstimate estimateMemory(Config const& config, core::Context const& comm) {
+    MemoryEstimate m;
+    // Probe models on 2 and 4 columns (a column list: never a column on the equator, which an Ekman start avoids).
+    auto probe = [&](uint32_t columns) {
+        Config c = config;
+        c.horizontal.type = HorizontalGridType::Columns;
+        c.horizontal.ncol = columns;
+        HorizontalCoords const h = makeHorizontal(c.horizontal);
+        Decomposition const d = Decomposition::balanced(columns, 0, 1);
+        std::size_t const before = core::detail::liveBufferBytes();
+        Model<core::Serial> model(c, core::Serial{}, comm, h, d);
+        return static_cast<uint64_t>(core::detail::liveBufferBytes() - before);
+    };
+    uint64_t const two = probe(2), four = probe(4);
+    m.modelPerColumn = (four - two) / 2;
+    m.modelFixed = two - 2 * m.modelPerColumn;
+    uint64_t const columns = makeHorizontal(config.horizontal).columns();
+    auto const ranks = static_cast<uint64_t>(comm.size());
+    m.localColumns = (columns + ranks - 1) / ranks;
+    uint64_t const levels = config.vertical.levels + 1ull; // faces: the larger staggering
+    uint64_t const variables = config.output.variables.size();
+    uint64_t const staging = variables * m.localColumns * levels * sizeof(double); // one record of this rank's columns
+    m.perRank = m.modelFixed + m.localColumns * m.modelPerColumn + staging;
+    // Rank 0 gathers a variable over the global grid, transposes it and (single precision) converts it.
+    m.rank0 = m.perRank + columns * levels * (2 * sizeof(double) + sizeof(float));
+
+    uint64_t available = 0;
+    if (std::ifstream meminfo("/proc/meminfo"); meminfo) {
+        std::string key;
+        uint64_t kib = 0;
+        std::string unit;
+        while (meminfo >> key >> kib >> unit)
+            if (key == "MemAvailable:") {
+                available = kib * 1024 / static_cast<uint64_t>(std::max(1, comm.localSize()));
+                m.availableFrom = "MemAvailable / " + std::to_string(comm.localSize()) + " rank(s) on this node";
+                break;
+            }
+    }
+    if (rlimit limit{}; ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        // What the address space still allows: the limit less what this process has mapped already.
+        uint64_t mapped = 0;
+        if (std::ifstream statm("/proc/self/statm"); statm) statm >> mapped;
+        mapped *= static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+        uint64_t const room = limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
+        if (available == 0 || room < available) {
+            available = room;
+            m.availableFrom = "the address-space limit (ulimit -v) less what is mapped";
+        }
+    }
+    m.available = available;
+    return m;
+}
+
+std::string bytesText(uint64_t bytes) {
+    char text[32];
+    double const b = static_cast<double>(bytes);
+    if (b >= 0x1p30)
+        std::snprintf(text, sizeof text, "%.2f GiB", b / 0x1p30);
+    else if (b >= 0x1p20)
+        std::snprintf(text, sizeof text, "%.1f MiB", b / 0x1p20);
+    else
+        std::snprintf(text, sizeof text, "%.1f KiB", b / 0x1p10);
+    return text;
+}
+
+void checkMemory(MemoryEstimate const& m, core::Context const& comm) {
+    uint64_t const need = comm.isRoot() ? m.rank0 : m.perRank;
+    double const ratio = m.available > 0 ? static_cast<double>(need) / static_cast<double>(m.available) : 0.0;
+    double const worst = comm.max(ratio); // every rank refuses, or none
+    if (!(worst > 1.0)) return;
+    char text[64];
+    std::snprintf(text, sizeof text, "%.3g", worst);
+    throw ConfigError("the run needs " + bytesText(m.rank0) + " on rank 0 and " + bytesText(m.perRank) +
+                          " on each other rank (" + bytesText(m.modelPerColumn) + " per column x " +
+                          std::to_string(m.localColumns) + " columns per rank, plus output), but rank 0 has " +
+                          bytesText(m.available) + " (" + m.availableFrom + "): the busiest rank needs " + text +
+                          " times what it has",
+                      "grid", "fewer columns or levels per rank: more ranks, or a smaller grid");
+}
+
 // `auto` without a GPU: OpenMP only when a rank has enough cells to pay for a parallel region per kernel (a step
 // launches about a hundred small kernels; on 32 x 30 cells OpenMP's fork and join cost 20 times the work: 20 s
 // against 1 s for moist_held_suarez on 3 ranks). The choice changes no result: the backends agree bit for bit.
 inline constexpr uint64_t openmpMinimumCellsPerRank = 32768;
 
 RunSummary runCase(Config const& cfg, core::Context const& comm, RunOptions const& options, std::ostream& log) {
-    std::string type = cfg.backend.type;
-    if (type == "auto") {
+    MemoryEstimate const memory = estimateMemory(cfg, comm);
+    checkMemory(memory, comm); // before anything of the run's size is allocated
+    if (options.progress && comm.isRoot())
+        log << "strata: memory " << bytesText(memory.rank0) << " on rank 0, " << bytesText(memory.perRank)
+            << " per other rank (" << bytesText(memory.modelPerColumn) << " per column); "
+            << bytesText(memory.available) << " available per rank\n";
+    BackendType type = cfg.backend.type;
+    if (type == BackendType::Auto) {
         uint64_t const columns = makeHorizontal(cfg.horizontal).columns();
         uint64_t const perRank = (columns + comm.size() - 1) / comm.size() * cfg.vertical.levels;
-        type = core::cudaDeviceCount() > 0                                           ? "cuda"
-               : core::openmpCompiled() && perRank >= openmpMinimumCellsPerRank ? "openmp"
-                                                                                  : "serial";
+        type = core::cudaDeviceCount() > 0                                      ? BackendType::Cuda
+               : core::openmpCompiled() && perRank >= openmpMinimumCellsPerRank ? BackendType::OpenMP
+                                                                                : BackendType::Serial;
     }
-    if (type == "serial") return runWith(core::Serial{}, "serial", cfg, comm, options, log);
-    if (type == "openmp") {
+    if (type == BackendType::Serial) return runWith(core::Serial{}, "serial", cfg, comm, options, log);
+    if (type == BackendType::OpenMP) {
         if (!core::openmpCompiled())
             throw ConfigError("'openmp' is not compiled into this build", "backend.type", "serial, threads or auto");
         return runWith(core::OpenMP{}, "openmp", cfg, comm, options, log);
     }
-    if (type == "threads")
+    if (type == BackendType::Threads)
         return runWith(core::Threads{cfg.backend.threadsWorkers, true}, "threads", cfg, comm, options, log);
-    if (type == "cuda") {
+    if (type == BackendType::Cuda) {
 #if defined(STRATA_HAVE_CUDA)
         if (core::cudaDeviceCount() == 0)
             throw ConfigError("'cuda' was asked for but no CUDA device is visible", "backend.type",
@@ -42,7 +135,8 @@ RunSummary runCase(Config const& cfg, core::Context const& comm, RunOptions cons
                           "serial, openmp, threads or auto (or a build with STRATA_ENABLE_CUDA=ON)");
 #endif
     }
-    throw ConfigError("unknown backend '" + type + "'", "backend.type", "auto, serial, openmp, threads or cuda");
+    throw ConfigError("unknown backend '" + std::string(nameOf(type)) + "'", "backend.type",
+                      "auto, serial, openmp, threads or cuda");
 }
 
 } // namespace strata::app

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -91,6 +92,18 @@ inline std::string outputPath(Config const& cfg, RunOptions const& options) {
     return p.string();
 }
 
+// "column 5 (lat 22.5, lon 45)" for a global column index.
+inline std::string columnText(HorizontalCoords const& h, uint64_t column) {
+    char text[128];
+    if (h.latlon)
+        std::snprintf(text, sizeof text, "column %llu (lat %.4g, lon %.4g)", static_cast<unsigned long long>(column),
+                      h.lat[column / h.nlon], h.lon[column % h.nlon]);
+    else
+        std::snprintf(text, sizeof text, "column %llu (lat %.4g, lon %.4g)", static_cast<unsigned long long>(column),
+                      h.lat[column], h.lon[column]);
+    return text;
+}
+
 } // namespace detail
 
 template <class Backend>
@@ -100,18 +113,20 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     auto const wallStart = Clock::now();
     bool const talk = options.progress && comm.isRoot();
     HorizontalCoords const horizontal = makeHorizontal(cfg.horizontal);
+    std::string const path = detail::outputPath(cfg, options);
+    checkOutputTarget(path, cfg.sourcePath); // before anything runs: not a directory, FIFO, device or the config
     Decomposition const decomp = Decomposition::balanced(horizontal.columns(), comm.rank(), comm.size());
     Model<Backend> model(cfg, backend, comm, horizontal, decomp);
     model.checkStability(); // before any output exists
 
     OutputFileSpec spec;
-    spec.path = detail::outputPath(cfg, options);
+    spec.path = path;
     spec.title = cfg.title;
     spec.source = std::string("Strata ") + version + " (git " + gitHash + "), backend " + backendName;
     spec.history = options.history;
     spec.configYaml = cfg.resolvedYaml;
     spec.timeUnits = "seconds since " + cfg.time.start;
-    spec.doublePrecision = cfg.output.precision == "double";
+    spec.doublePrecision = cfg.output.precision == Precision::Double;
     spec.horizontal = horizontal;
     spec.lev = model.state().grid->centers();
     spec.ilev = model.state().grid->faces();
@@ -119,20 +134,27 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         auto const& v = detail::variableInfo(name);
         spec.variables.push_back({v.name, v.units, v.longName, v.standardName, v.onFaces, v.surface, v.cellMethods});
     }
-    spec.series = {{"T_global_mean", "K", "global mean air temperature (mass and area weighted)"},
-                   {"heat_content", "J m-2", "column heat content cp * sum(rho0 theta dz), global mean"},
-                   {"water_content", "kg m-2", "column water content sum(rho0 q dz), global mean"},
-                   {"tracer_content", "m-2 kg", "column tracer content sum(rho0 tracer dz), global mean"}};
+    // cell_methods say what each series is: global means at an instant, or maxima over the columns and the interval.
+    spec.series = {
+        {"T_global_mean", "K", "global mean air temperature (mass and area weighted)", "area: mean time: point"},
+        {"heat_content", "J m-2", "column heat content cp * sum(rho0 theta dz), global mean", "area: mean time: point"},
+        {"water_content", "kg m-2", "column water content sum(rho0 q dz), global mean", "area: mean time: point"},
+        {"tracer_content", "m-2 kg", "column tracer content sum(rho0 tracer dz), global mean",
+         "area: mean time: point"}};
     for (char const* b : budgetNames)
         spec.series.push_back({std::string(b) + "_budget_residual", "1",
                                std::string("largest column ") + b +
                                    " budget residual since the previous output, relative to what crossed, was added "
-                                   "or moved (docs/model.md)"});
+                                   "or moved (docs/model.md)",
+                               "area: maximum time: maximum"});
     bool const analytic = model.hasAnalyticSolution();
     bool const ekman = model.analyticCase() == Model<Backend>::Analytic::Ekman;
     if (analytic && !ekman)
-        spec.series.push_back({"T_error_vs_analytic", "K", "max |T - exact solution of the heat equation|"});
-    if (ekman) spec.series.push_back({"wind_error_vs_analytic", "m s-1", "max |u, v - the steady Ekman spiral|"});
+        spec.series.push_back(
+            {"T_error_vs_analytic", "K", "max |T - exact solution of the heat equation|", "area: maximum time: point"});
+    if (ekman)
+        spec.series.push_back(
+            {"wind_error_vs_analytic", "m s-1", "max |u, v - the steady Ekman spiral|", "area: maximum time: point"});
     OutputFile out(comm, spec, decomp.first, decomp.local);
 
     detail::Timers timers;
@@ -205,10 +227,31 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
             << " levels on " << comm.size() << " rank(s), backend " << backendName << ", " << total << " steps of "
             << cfg.time.dt << " s\n";
     }
+    // After every step (and before the first): a NaN, an Inf or a value out of its physical range stops the run. The
+    // state that failed is written as the last record, the file is finished, and the run ends with exit 1.
+    auto checkState = [&] {
+        std::optional<typename Model<Backend>::StateViolation> bad;
+        timers.time("state check", [&] { bad = model.checkState(); });
+        if (!bad) return;
+        writeRecord();
+        timers.time("output", [&] { out.close(); });
+        auto const& zc = model.state().grid->centers();
+        char text[512];
+        std::snprintf(text, sizeof text,
+                      "state check failed after step %llu (t = %.6g d): %s = %.6g in %s, level %u (z = %.6g m)",
+                      static_cast<unsigned long long>(model.stepCount()), model.time() / constants::day,
+                      bad->variable.c_str(), bad->value, detail::columnText(horizontal, bad->column).c_str(),
+                      bad->level, zc[bad->level]);
+        throw StateError(std::string(text) + "; that state is the last record of " + spec.path, "the model state",
+                         bad->expected);
+    };
+
+    checkState();
     writeRecord();
     auto const loopStart = Clock::now();
     for (uint64_t s = 1; s <= total; ++s) {
         timers.time("physics", [&] { model.step(); });
+        checkState();
         if (s % every == 0) writeRecord();
         if (talk && (s % progressEvery == 0 || s == total)) {
             double const wall = std::chrono::duration<double>(Clock::now() - loopStart).count();

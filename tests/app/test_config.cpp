@@ -15,11 +15,17 @@
 #include <unistd.h>
 
 using Catch::Matchers::Contains;
+using strata::app::AdvectionScheme;
 using strata::app::Config;
 using strata::app::ConfigError;
 using strata::app::configYaml;
+using strata::app::DiffusionMode;
+using strata::app::DiffusionProfile;
+using strata::app::HorizontalGridType;
+using strata::app::InitialTemperature;
 using strata::app::loadConfig;
 using strata::app::parseConfig;
+using strata::app::Stretching;
 
 namespace {
 
@@ -88,13 +94,13 @@ TEST_CASE("every config in configs/ loads and round-trips through its resolved Y
 TEST_CASE("configs/default.yaml: the default case", "[config]") {
     Config const c = loadConfig(configPath("default.yaml"));
     CHECK(c.title == "Strata default case");
-    CHECK(c.horizontal.type == "latlon");
+    CHECK(c.horizontal.type == HorizontalGridType::LatLon);
     CHECK(c.horizontal.nlat == 4);
     CHECK(c.horizontal.nlon == 8);
     CHECK(c.vertical.levels == 30);
     CHECK(c.vertical.top == 30000.0);
     CHECK(c.time.dt == 600.0);
-    CHECK(c.vertical.stretching == "power");
+    CHECK(c.vertical.stretching == Stretching::Power);
     CHECK(c.totalSteps() == 288);
     CHECK(c.outputEvery() == 36);
     CHECK(c.processOrder == std::vector<std::string>{"held_suarez", "coriolis", "vertical_advection", "surface_fluxes",
@@ -103,10 +109,10 @@ TEST_CASE("configs/default.yaml: the default case", "[config]") {
            c.surfaceFluxes.enabled && c.condensation.enabled && !c.kessler.enabled));
     CHECK(c.heldSuarez.tMax == 294.0);
     CHECK(c.heldSuarez.deltaTy == 65.0);
-    CHECK(c.diffusion.mode == "implicit");
-    CHECK(c.diffusion.profile == "reed_jablonowski");
-    CHECK(c.advection.scheme == "upwind3");
-    CHECK(c.advection.positiveScheme == "limited");
+    CHECK(c.diffusion.mode == DiffusionMode::Implicit);
+    CHECK(c.diffusion.profile == DiffusionProfile::ReedJablonowski);
+    CHECK(c.advection.scheme == AdvectionScheme::Upwind3);
+    CHECK(c.advection.positiveScheme == AdvectionScheme::Limited);
     CHECK(c.advection.wMax == -0.002);
     CHECK(c.output.path == "out/default.nc");
 }
@@ -124,13 +130,13 @@ TEST_CASE("configs/held_suarez.yaml: Held-Suarez alone for 20 days, output every
 
 TEST_CASE("configs/heat_equation.yaml: stable explicit diffusion with a visible decay", "[config]") {
     Config const c = loadConfig(configPath("heat_equation.yaml"));
-    CHECK(c.horizontal.type == "columns");
+    CHECK(c.horizontal.type == HorizontalGridType::Columns);
     CHECK(c.horizontal.ncol == 4);
     CHECK(c.vertical.levels == 64);
-    CHECK(c.initial.temperature == "cosine");
+    CHECK(c.initial.temperature == InitialTemperature::Cosine);
     CHECK(c.processOrder == std::vector<std::string>{"vertical_diffusion"});
-    CHECK(c.diffusion.mode == "explicit");
-    CHECK(c.diffusion.profile == "constant");
+    CHECK(c.diffusion.mode == DiffusionMode::Explicit);
+    CHECK(c.diffusion.profile == DiffusionProfile::Constant);
     CHECK(c.diffusion.surfaceHeatFlux == 0.0);
     double const dz = c.vertical.top / c.vertical.levels;
     double const courant = c.time.dt * c.diffusion.kappa / (dz * dz);
@@ -191,19 +197,21 @@ initial_conditions: {temperature: isothermal, surface_temperature: 250, lapse_ra
 output: {path: a/b.nc, variables: [w, K, p_face], interval: 90, precision: double}
 )");
     CHECK(c.title == "all keys");
-    CHECK(c.vertical == strata::app::VerticalGridConfig{12, 5000.0, "power", 1.5});
-    CHECK(c.horizontal == strata::app::HorizontalGridConfig{"columns", 4, 8, 3});
+    CHECK(c.vertical == strata::app::VerticalGridConfig{12, 5000.0, Stretching::Power, 1.5});
+    CHECK(c.horizontal == strata::app::HorizontalGridConfig{HorizontalGridType::Columns, 4, 8, 3});
     CHECK(c.time.dt == 30.0);
     CHECK(c.time.steps == 20u);
     CHECK_FALSE(c.time.days);
     CHECK(c.time.start == "1999-12-31 00:00:00");
-    CHECK(c.backend == strata::app::BackendConfig{"threads", 8, "shmem"});
+    CHECK(c.backend ==
+          strata::app::BackendConfig{strata::app::BackendType::Threads, 8, strata::app::EngineChoice::Shmem});
     CHECK(c.heldSuarez == strata::app::HeldSuarezConfig{true, 0.05, 0.5, 50.0, 5.0, 0.8, 190.0, 320.0, 101325.0});
-    CHECK(c.advection == strata::app::AdvectionConfig{true, "upwind1", 0.005});
-    CHECK(c.diffusion ==
-          strata::app::DiffusionConfig{true, "explicit", "boundary_layer", 2.0, 800.0, 0.5, 0.1, 1e-5, -0.2});
-    CHECK(c.initial == strata::app::InitialConfig{"isothermal", 250.0, 0.005, 2.0, 95000.0, 0.0, 2500.0, 300.0});
-    CHECK(c.output == strata::app::OutputConfig{"a/b.nc", {"w", "K", "p_face"}, 90.0, "double"});
+    CHECK(c.advection == strata::app::AdvectionConfig{true, AdvectionScheme::Upwind1, 0.005});
+    CHECK(c.diffusion == strata::app::DiffusionConfig{true, DiffusionMode::Explicit, DiffusionProfile::BoundaryLayer,
+                                                      2.0, 800.0, 0.5, 0.1, 1e-5, -0.2});
+    CHECK(c.initial ==
+          strata::app::InitialConfig{InitialTemperature::Isothermal, 250.0, 0.005, 2.0, 95000.0, 0.0, 2500.0, 300.0});
+    CHECK(c.output == strata::app::OutputConfig{"a/b.nc", {"w", "K", "p_face"}, 90.0, strata::app::Precision::Double});
     CHECK(c.processOrder == std::vector<std::string>{"held_suarez", "vertical_advection", "vertical_diffusion"});
     CHECK(c.outputEvery() == 3);
 }
@@ -436,4 +444,105 @@ TEST_CASE("docs/config.md documents every key", "[config][docs]") {
         INFO(key);
         CHECK_THAT(text.str(), Contains("`" + key + "`"));
     }
+}
+
+// ---- strict parsing ----------------------------------------------------------------------------------------------
+
+TEST_CASE("a configuration file holds exactly one YAML document", "[config][errors][strict]") {
+    TempYaml two(minimal + "---\ntime: {steps: 20}\n");
+    std::string const message = errorOf([&] { loadConfig(two.path()); });
+    CHECK_THAT(message, Contains(two.path() + ":"));
+    CHECK_THAT(message, Contains("a second YAML document (document 2 of 2); only one document is allowed"));
+    // A leading "---", a final "..." or an empty document after the first are one document.
+    CHECK(fromText("---\n" + minimal).totalSteps() == 10);
+    CHECK(fromText("---\n" + minimal + "...\n").totalSteps() == 10);
+    CHECK(fromText(minimal + "---\n# nothing more\n").totalSteps() == 10);
+    // The first document empty, the second holding the configuration: refused, not read as all defaults.
+    CHECK_THAT(fileError("---\n---\n" + minimal), Contains("only one document is allowed"));
+    CHECK_THAT(fileError(minimal, {"title=a\n---\nb"}), Contains("is several YAML documents"));
+}
+
+TEST_CASE("numbers are written plainly: quoted or tagged numbers are refused", "[config][errors][strict]") {
+    std::string const plainly = "(expected a number written plainly, without quotes or tags: ";
+    CHECK(fileError("time: {steps: 10, dt: \"600\"}\n") ==
+          "time.dt: '600' is quoted (or a block scalar): a string, not a number " + plainly + "a number > 0)");
+    CHECK_THAT(fileError("time: {steps: 10, dt: '600'}\n"), Contains("time.dt: '600' is quoted"));
+    CHECK_THAT(fileError("time: {steps: \"10\"}\n"),
+               Contains("time.steps: '10' is quoted (or a block scalar): a string, not a number " + plainly +
+                        "an integer >= 1)"));
+    CHECK(fileError(minimal + "grid: {vertical: {levels: !foo 10}}\n") ==
+          "grid.vertical.levels: '10' has the tag !foo " + plainly + "an integer in [1, 100000])");
+    CHECK_THAT(fileError(minimal + "grid: {vertical: {top: !!str 10}}\n"),
+               Contains("grid.vertical.top: '10' has the tag !!str " + plainly));
+    CHECK_THAT(fileError(minimal + "initial_conditions:\n  u: |\n    5\n"),
+               Contains("initial_conditions.u: '5\\x0a' is quoted (or a block scalar)"));
+    CHECK_THAT(fileError(minimal, {"processes.held_suarez.ka=\"0.5\""}),
+               Contains("processes.held_suarez.ka: '0.5' is quoted"));
+    // Names and strings may be quoted.
+    Config const c = fromText(minimal + "title: \"10\"\ngrid: {vertical: {stretching: 'power'}}\noutput: {path: "
+                                        "'5.nc', variables: [\"T\"]}\n");
+    CHECK(c.title == "10");
+    CHECK(c.vertical.stretching == Stretching::Power);
+    CHECK(c.output.path == "5.nc");
+}
+
+TEST_CASE("text values hold no control characters", "[config][errors][strict]") {
+    std::string const expected = " (expected text without control characters (bytes 0x00 to 0x1f and 0x7f, tab and "
+                                 "newline included))";
+    CHECK(fileError(minimal + "title: \"a\\x01b\"\n") ==
+          "title: 'a\\x01b' contains a control character (byte 0x01 at position 1)" + expected);
+    CHECK_THAT(fileError(minimal + "output: {path: \"out/a\\0.nc\"}\n"),
+               Contains("output.path: 'out/a\\x00.nc' contains a control character (byte 0x00 at position 5)"));
+    CHECK_THAT(fileError(minimal + "title: \"tab\\there\"\n"), Contains("title: 'tab\\x09here' contains"));
+    CHECK_THAT(fileError(minimal + "title: \"del\\x7f\"\n"), Contains("(byte 0x7f at position 3)"));
+    CHECK_THAT(fileError("time: {steps: 10, start: \"2000-01-01\\n\"}\n"), Contains("time.start: '2000-01-01\\x0a'"));
+    CHECK_THAT(fileError(minimal + "grid: {vertical: {stretching: \"power\\e\"}}\n"),
+               Contains("grid.vertical.stretching: 'power\\x1b' contains a control character"));
+    CHECK_THAT(fileError(minimal + "output: {variables: [T, \"q\\r\"]}\n"),
+               Contains("output.variables[1]: 'q\\x0d' contains a control character"));
+    CHECK_THAT(fileError(minimal + "processes: [\"kessler\\x02\"]\n"),
+               Contains("processes[0]: 'kessler\\x02' contains a control character"));
+    // Keys and values are printed escaped, and long text is cut.
+    CHECK_THAT(fileError(minimal + "\"ti\\x1btle\": x\n"), Contains("ti\\x1btle: unknown key"));
+    std::string const longName(5000, 'z');
+    std::string const message = fileError(minimal + "grid: {vertical: {stretching: " + longName + "}}\n");
+    CHECK_THAT(message, Contains("... (5000 bytes)' is not allowed"));
+    CHECK(message.size() < 400);
+}
+
+TEST_CASE("time.start is a date of the CF standard calendar, years 1 to 9999", "[config][errors][strict]") {
+    CHECK_THAT(fileError("time: {steps: 10, start: 0000-06-01}\n"),
+               Contains("time.start: '0000-06-01' is not allowed (expected a date 'YYYY-MM-DD hh:mm:ss' or "
+                        "'YYYY-MM-DD' of the CF standard calendar: year 1 to 9999"));
+    CHECK_THAT(fileError("time: {steps: 10, start: '1582-10-10'}\n"), Contains("time.start: '1582-10-10'"));
+    CHECK_THAT(fileError("time: {steps: 10, start: '2000-01-0a'}\n"), Contains("time.start"));
+    CHECK_THAT(fileError("time: {steps: 10, start: '+200-01-01'}\n"), Contains("time.start"));
+    CHECK_THAT(fileError("time: {steps: 10, start: '1900-02-29'}\n"), Contains("time.start"));
+    CHECK(fromText("time: {steps: 10, start: '0001-01-01'}\n").time.start == "0001-01-01 00:00:00");
+    CHECK(fromText("time: {steps: 10, start: '9999-12-31 23:59:59'}\n").time.start == "9999-12-31 23:59:59");
+    CHECK(fromText("time: {steps: 10, start: '1582-10-15'}\n").time.start == "1582-10-15 00:00:00");
+    CHECK(fromText("time: {steps: 10, start: '1582-10-04'}\n").time.start == "1582-10-04 00:00:00");
+    CHECK(fromText("time: {steps: 10, start: '1500-02-29'}\n").time.start == "1500-02-29 00:00:00"); // Julian
+    CHECK(fromText("time: {steps: 10, start: '2000-02-29'}\n").time.start == "2000-02-29 00:00:00");
+}
+
+TEST_CASE("derived quantities are checked when the configuration is read", "[config][errors][strict]") {
+    // A huge exponent: (k / levels)^exponent underflows and the lowest faces coincide at the ground.
+    CHECK_THAT(fileError(minimal + "grid: {vertical: {stretching: power, exponent: 1e6}}\n"),
+               Contains("grid.vertical.exponent: '1000000' makes cell 0 of 30 0 m thick (z_k = top (k / "
+                        "levels)^exponent, top = 30000 m) (expected every cell at least 1e-06 m thick"));
+    CHECK_THAT(fileError(minimal + "grid: {vertical: {stretching: power, exponent: 4, levels: 100000}}\n"),
+               Contains("grid.vertical.exponent: '4' makes cell 0 of 100000 3e-16 m thick"));
+    CHECK_THAT(fileError(minimal + "grid: {vertical: {top: 1e-9}}\n"),
+               Contains("grid.vertical.top: '1e-09' makes cell 0 of 30 3.33333333333e-11 m thick"));
+    // The exponent is not used by the uniform grid.
+    CHECK(fromText(minimal + "grid: {vertical: {exponent: 1e6}}\n").vertical.exponent == 1e6);
+    CHECK(fromText(minimal + "grid: {vertical: {stretching: power, exponent: 3, levels: 100}}\n").vertical.levels ==
+          100);
+    // The run length: at most 1e15 steps, and a finite number of seconds.
+    CHECK(fileError("time: {steps: 1000000000000001}\n") ==
+          "time.steps: '1000000000000001' is out of range (expected an integer in [1, 10^15])");
+    CHECK_THAT(fileError("time: {steps: 1000, dt: 1e306}\noutput: {interval: 1e306}\n"),
+               Contains("time.steps: '1000' steps of time.dt = 1e+306 s is more seconds than a double holds"));
+    CHECK_THAT(fileError("time: {days: 1e305}\n"), Contains("time.days: '1e+305' is inf steps"));
 }

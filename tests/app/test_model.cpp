@@ -1,8 +1,11 @@
 // The model end to end through runCase: the heat-equation case converges to its analytic solution at second order,
 // and a surface heat flux warms the column. Budgets, invariants and stability: test_physics.cpp.
 #include "app/config.hpp"
+#include "app/model/decomposition.hpp"
+#include "app/model/model.hpp"
 #include "app/model/run.hpp"
 #include "core/comms.hpp"
+#include "core/memory.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -56,4 +59,46 @@ TEST_CASE("a surface heat flux warms the atmosphere", "[model]") {
     auto const some =
         run("default", {"time.steps=18", "time.days=", "processes.vertical_diffusion.surface_heat_flux=0.1"});
     REQUIRE(some.finalMeanT > none.finalMeanT);
+}
+
+TEST_CASE("the memory estimate equals the bytes the model allocates on the real grid", "[model][memory]") {
+    // The estimate extrapolates two probe models (2 and 4 columns) to the rank's columns: exact when every array is
+    // per column or fixed. Measured here on the full grid of each case, so a per-column array that the probes miss
+    // (or an array whose size grows otherwise) fails it.
+    for (std::string const name : {"default", "moist_held_suarez", "kessler_column", "ekman", "held_suarez"}) {
+        INFO(name);
+        auto const config = app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/" + name + ".yaml", {});
+        auto const estimate = app::estimateMemory(config, comm());
+        auto const horizontal = app::makeHorizontal(config.horizontal);
+        auto const decomposition = app::Decomposition::balanced(horizontal.columns(), 0, 1);
+        std::size_t const before = core::detail::liveBufferBytes();
+        app::Model<core::Serial> model(config, core::Serial{}, comm(), horizontal, decomposition);
+        std::size_t const measured = core::detail::liveBufferBytes() - before;
+        WARN(name << ": " << measured << " bytes allocated by the model, estimated "
+                  << estimate.modelFixed + decomposition.local * estimate.modelPerColumn << " ("
+                  << estimate.modelPerColumn << " per column)");
+        REQUIRE(estimate.localColumns == decomposition.local);
+        REQUIRE(measured == estimate.modelFixed + decomposition.local * estimate.modelPerColumn);
+        REQUIRE(estimate.rank0 > measured);
+    }
+}
+
+TEST_CASE("a run that goes wrong stops with the variable, place and step, and writes that state", "[model][state]") {
+    // A surface heat flux of 1e30 K m/s heats the lowest level to ~1e30 K in one step.
+    try {
+        run("default", {"processes.vertical_diffusion.surface_heat_flux=1e30", "output.path=out/went_wrong.nc"});
+        FAIL("the run did not stop");
+    } catch (app::StateError const& e) {
+        std::string const what = e.what();
+        INFO(what);
+        CHECK(what.find("after step 1 ") != std::string::npos);
+        CHECK(what.find("T = ") != std::string::npos);
+        CHECK(what.find("level 0") != std::string::npos);
+        CHECK(what.find("(lat ") != std::string::npos);
+        CHECK(what.find("air temperature in [100, 400] K") != std::string::npos);
+        CHECK(what.find("went_wrong.nc") != std::string::npos);
+    }
+    auto const out = std::filesystem::path(STRATA_BINARY_DIR) / ("test_model_output_" + std::to_string(::getpid())) /
+                     "went_wrong.nc";
+    CHECK(std::filesystem::is_regular_file(out));
 }

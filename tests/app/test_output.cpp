@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 using netCDF::NcFile;
@@ -156,8 +157,10 @@ TEST_CASE("columns file in single precision: (time, lev, ncol), lat and lon as a
 TEST_CASE("the file is written as .partial, synced after each record and renamed by close()") {
     fs::path const dir = freshDirectory();
     OutputFileSpec const spec = smallSpec((dir / "run.nc").string(), true, false);
-    std::string const partial = spec.path + ".partial";
     OutputFile out(context(), spec, 0, ncolumns);
+    std::string const partial = out.partialPath();
+    CHECK(partial.starts_with(spec.path + "."));
+    CHECK(partial.ends_with(".partial"));
     CHECK(out.path() == spec.path);
     CHECK(fs::exists(partial));
     CHECK_FALSE(fs::exists(spec.path));
@@ -178,17 +181,75 @@ TEST_CASE("destroyed without close(): the .partial stays and the previous finish
     OutputFileSpec spec = smallSpec((dir / "run.nc").string(), true, true);
     writeWhole(spec);
     spec.title = "the run that dies";
+    std::string partial;
     try {
         OutputFile out(context(), spec, 0, ncolumns);
+        partial = out.partialPath();
         writeRecord(out, spec, 0, ncolumns, 0);
         throw std::runtime_error("the model blew up");
     } catch (std::runtime_error const&) {
     }
-    CHECK(fs::exists(spec.path + ".partial"));
-    CHECK(recordCount(spec.path + ".partial") == 1);
+    CHECK(fs::exists(partial));
+    CHECK(recordCount(partial) == 1);
     NcFile previous(spec.path, NcFile::read);
     CHECK(globalAttribute(previous, "title") == "output test");
     CHECK(checkValues(previous, smallSpec(spec.path, true, true)).empty());
+}
+
+TEST_CASE("two runs writing one path at the same time: separate temporary files, each finished file whole") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec a = smallSpec((dir / "run.nc").string(), true, true);
+    OutputFileSpec b = a;
+    a.title = "run a";
+    b.title = "run b";
+    OutputFile first(context(), a, 0, ncolumns);
+    OutputFile second(context(), b, 0, ncolumns);
+    REQUIRE(first.partialPath() != second.partialPath());
+    for (std::size_t r = 0; r < records; ++r) {
+        writeRecord(first, a, 0, ncolumns, r);
+        writeRecord(second, b, 0, ncolumns, r);
+    }
+    first.close();
+    {
+        NcFile file(a.path, NcFile::read);
+        CHECK(globalAttribute(file, "title") == "run a");
+        CHECK(checkValues(file, a).empty());
+    }
+    second.close(); // the later close replaces the file with its own whole one
+    NcFile file(b.path, NcFile::read);
+    CHECK(globalAttribute(file, "title") == "run b");
+    CHECK(recordCount(b.path) == records);
+    CHECK(checkValues(file, b).empty());
+}
+
+TEST_CASE("only a regular file is replaced: a directory or FIFO at the path is refused, before and at the end") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "taken").string(), true, true);
+    fs::create_directory(spec.path);
+    CHECK_THROWS_WITH(OutputFile(context(), spec, 0, ncolumns), Catch::Contains("is a directory"));
+    CHECK_THROWS_WITH(strata::app::checkOutputTarget(spec.path, ""),
+                      Catch::Contains("output.path") && Catch::Contains("is a directory"));
+    std::string const fifo = (dir / "fifo").string();
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THROWS_WITH(strata::app::checkOutputTarget(fifo, ""), Catch::Contains("is a FIFO"));
+    spec.path = fifo;
+    CHECK_THROWS_WITH(OutputFile(context(), spec, 0, ncolumns), Catch::Contains("is a FIFO"));
+    CHECK(fs::is_fifo(fifo));
+    // A directory that appears at the path during the run: the finished file keeps its temporary name.
+    spec.path = (dir / "late.nc").string();
+    OutputFile out(context(), spec, 0, ncolumns);
+    writeRecord(out, spec, 0, ncolumns, 0);
+    fs::create_directory(spec.path);
+    CHECK_THROWS_WITH(out.close(), Catch::Contains("is a directory now") && Catch::Contains(out.partialPath()));
+    CHECK(fs::is_directory(spec.path));
+    CHECK(recordCount(out.partialPath()) == 1);
+    // The configuration file itself, also through another spelling of its path.
+    std::ofstream(dir / "case.yaml") << "time: {steps: 1}\n";
+    CHECK_THROWS_WITH(strata::app::checkOutputTarget((dir / "." / "case.yaml").string(), (dir / "case.yaml").string()),
+                      Catch::Contains("is the configuration file itself"));
+    CHECK_NOTHROW(strata::app::checkOutputTarget((dir / "new" / "out.nc").string(), (dir / "case.yaml").string()));
+    CHECK_THROWS_WITH(strata::app::checkOutputTarget((dir / "case.yaml" / "out.nc").string(), ""),
+                      Catch::Contains("is not a directory"));
 }
 
 TEST_CASE("errors are strata::Error naming the file") {

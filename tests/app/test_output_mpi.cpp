@@ -37,7 +37,9 @@ void checkLayout(Context const& ctx, fs::path const& dir, bool latlon, bool doub
     writeFile(ctx, spec, first, count);
     if (!ctx.isRoot()) return;
 
-    check(!fs::exists(spec.path + ".partial"), ctx, name + ": .partial left after close()");
+    for (auto const& entry : fs::directory_iterator(dir))
+        check(!(entry.path().filename().string().starts_with(name + ".nc.") && entry.path().extension() == ".partial"),
+              ctx, name + ": " + entry.path().string() + " left after close()");
     {
         netCDF::NcFile file(spec.path, netCDF::NcFile::read);
         std::string const mismatch = checkValues(file, spec);
@@ -88,15 +90,18 @@ void checkUnwinding(Context const& ctx, fs::path const& dir) {
     OutputFileSpec const spec =
         smallSpec((dir / ("np" + std::to_string(ctx.size()) + "_died.nc")).string(), true, true);
     auto const [first, count] = shareOf(spec.horizontal.columns(), ctx.rank(), ctx.size());
+    std::string partial;
     try {
         OutputFile out(ctx, spec, first, count);
+        partial = out.partialPath(); // every rank knows rank 0's temporary name
         writeRecord(out, spec, first, count, 0);
         throw std::runtime_error("the model blew up");
     } catch (std::runtime_error const&) {
     }
     ctx.barrier();
+    check(partial.starts_with(spec.path + ".") && partial.ends_with(".partial"), ctx, "temporary name " + partial);
     if (ctx.isRoot()) {
-        check(fs::exists(spec.path + ".partial"), ctx, "no .partial after unwinding");
+        check(fs::exists(partial), ctx, "no .partial after unwinding");
         check(!fs::exists(spec.path), ctx, "a finished file after unwinding");
     }
 }

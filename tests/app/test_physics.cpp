@@ -280,6 +280,49 @@ TEST_CASE("explicit diffusion: on a power grid the old criterion K dt / dzFace^2
     REQUIRE(oldDt > largestAcceptedDt("heat_equation", o));
 }
 
+TEST_CASE("Held-Suarez: the largest dt the relaxation check accepts is stable, 1.1 times it is refused and grows",
+          "[physics][stability][held_suarez]") {
+    // Relaxation is a linear decay of T - Teq at the rate kT: SSP-RK3 keeps |T - Teq| from growing while kT dt is
+    // within its real-axis interval (2.5127), and amplifies it by |R(-1.1 * 2.5127)| = 1.47 per step beyond.
+    std::vector<std::string> const o = {"grid.horizontal.nlat=4", "grid.horizontal.nlon=1",
+                                        "processes.held_suarez.ks=40", "processes.held_suarez.kf=0"};
+    double const dt = largestAcceptedDt("held_suarez", o);
+    auto growth = [&](double step) {
+        auto oo = o;
+        for (auto const& x : {"time.dt=" + num(step), std::string("time.steps=1"), std::string("time.days="),
+                              "output.interval=" + num(step)})
+            oo.push_back(x);
+        Case k("held_suarez", oo);
+        auto* hs = dynamic_cast<app::HeldSuarez<Serial>*>(k.process("held_suarez"));
+        REQUIRE(hs != nullptr);
+        auto const& teq = hs->equilibriumTemperature();
+        auto departure = [&] {
+            return maxOver(k.state().now.T,
+                           [&](uint32_t c, uint32_t z, double x) { return std::fabs(x - teq.at(c, z)); });
+        };
+        double const first = departure();
+        double worst = 0;
+        for (int i = 0; i < 200; ++i) {
+            k.model->step();
+            worst = std::max(worst, departure());
+            if (!(worst < 1e6 * first)) return std::nan("");
+        }
+        return worst / first;
+    };
+    double const stable = growth(dt), unstable = growth(1.1 * dt);
+    WARN("held_suarez with ks = 40/day: largest accepted dt " << dt << " s (ks dt = " << 40.0 / 86400.0 * dt
+                                                              << "); max |T - Teq| over 200 steps / initial: " << stable
+                                                              << "; at 1.1 dt: " << unstable << " (NaN: blew up)");
+    REQUIRE(stable <= 1.0 + 1e-9);
+    REQUIRE(!(unstable <= 1.0));
+    std::vector<std::string> refused = o;
+    for (auto const& x : {"time.dt=" + num(1.1 * dt), std::string("time.steps=1"), std::string("time.days="),
+                          "output.interval=" + num(1.1 * dt)})
+        refused.push_back(x);
+    Case k("held_suarez", refused);
+    REQUIRE_THROWS_AS(k.model->checkStability(), app::StabilityError);
+}
+
 // ---- Held-Suarez: tendency against Teq and kT computed by hand -------------------------------------------------
 
 TEST_CASE("Held-Suarez tendency equals -kT (T - Teq) with Teq and kT computed by hand", "[physics][held_suarez]") {

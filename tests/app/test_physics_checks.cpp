@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -668,5 +669,38 @@ TEST_CASE("one level with every process of configs/default.yaml: runs, finite, p
         REQUIRE(std::isfinite(summary.finalMeanT));
         for (int b = 0; b < app::budgetCount; ++b)
             REQUIRE(summary.runResidual[b] <= 1e-12);
+    }
+}
+
+TEST_CASE("the state check finds a NaN, an Inf and out-of-range values, with column and level", "[physics][state]") {
+    Case k("default", {});
+    REQUIRE_FALSE(k.model->checkState().has_value());
+    auto& s = k.state();
+    auto set = [&](CenterField& f, uint32_t c, uint32_t z, double x) {
+        f.toHost();
+        double const old = f.at(c, z);
+        f.at(c, z) = x;
+        f.toDevice();
+        return old;
+    };
+    struct Probe {
+        CenterField* field;
+        char const* name;
+        double value;
+    };
+    for (Probe const p :
+         {Probe{&s.now.T, "T", std::nan("")}, Probe{&s.now.T, "T", std::numeric_limits<double>::infinity()},
+          Probe{&s.now.T, "T", 99.0}, Probe{&s.now.u, "u", -401.0}, Probe{&s.now.q, "q", -1e-9},
+          Probe{&s.now.qr, "qr", 0.3}, Probe{&s.now.tracer, "tracer", std::nan("")}}) {
+        INFO(p.name << " = " << p.value);
+        double const old = set(*p.field, 5, 7, p.value);
+        auto const v = k.model->checkState();
+        REQUIRE(v.has_value());
+        CHECK(v->variable == p.name);
+        CHECK(v->column == 5);
+        CHECK(v->level == 7);
+        CHECK((std::isnan(p.value) ? std::isnan(v->value) : v->value == p.value));
+        set(*p.field, 5, 7, old);
+        REQUIRE_FALSE(k.model->checkState().has_value());
     }
 }
