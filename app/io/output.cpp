@@ -105,7 +105,8 @@ std::string currentExceptionMessage(std::string const& doing) {
 }
 
 std::set<std::string> const& reservedNames() {
-    static std::set<std::string> const names{"time", "lev", "ilev", "lat", "lon", "ncol"};
+    static std::set<std::string> const names{"time", "lev", "ilev", "lat", "lon", "ncol", "nv",
+                                             "time_bnds", "lev_bnds", "lat_bnds", "lon_bnds"};
     return names;
 }
 
