@@ -1,0 +1,10 @@
+# The regression outputs (one rank) as climate tools read them: ncdump, cdo and xarray, and the CF conventions the
+# files claim (tests/cf/cf_check.py). Needs Debian's cdo and python3-xarray (scripts/setup).
+find_program(STRATA_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+file(GLOB strata_cf_cases RELATIVE ${PROJECT_SOURCE_DIR}/configs ${PROJECT_SOURCE_DIR}/configs/*.yaml)
+foreach(file IN LISTS strata_cf_cases)
+  string(REPLACE ".yaml" "" case ${file})
+  add_test(NAME cf_${case} COMMAND ${STRATA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/cf/cf_check.py
+                                   ${CMAKE_BINARY_DIR}/regression/np1/${case}.nc)
+  set_tests_properties(cf_${case} PROPERTIES FIXTURES_REQUIRED regression_${case} LABELS cf)
+endforeach()
