@@ -36,10 +36,27 @@ strata_cli_test(valid_config 0 ARGS validate ${PROJECT_SOURCE_DIR}/configs/defau
 # The stability check stops before stepping, names the limit and where it is exceeded, and creates no output.
 strata_cli_test(unstable_explicit_diffusion 2 ARGS run ${STRATA_CLI_DIR}/unstable.yaml
                 EXPECT "lowest eigenvalue of the diffusion operator" "stability limit 2.51275" "column 0")
+# No file at all in the output folder (neither never.nc nor any partial or temporary file), checked file by file;
+# the check then removes the folder, so that every run starts without one.
+file(WRITE ${STRATA_CLI_DIR}/expect_no_files.cmake [=[
+file(GLOB_RECURSE found LIST_DIRECTORIES true "${DIR}/*")
+file(REMOVE_RECURSE "${DIR}")
+if(found)
+  message(FATAL_ERROR "expected no file in ${DIR}, found: ${found}")
+endif()
+message("no file in ${DIR}")
+]=])
+set_tests_properties(cli_unstable_explicit_diffusion PROPERTIES FIXTURES_SETUP cli_unstable)
 add_test(NAME cli_unstable_left_no_output
-         COMMAND ${CMAKE_COMMAND} -E rm ${STRATA_CLI_DIR}/unstable/never.nc ${STRATA_CLI_DIR}/unstable/never.nc.partial)
-set_tests_properties(cli_unstable_left_no_output PROPERTIES WILL_FAIL TRUE DEPENDS cli_unstable_explicit_diffusion
-                     LABELS cli)
+         COMMAND ${CMAKE_COMMAND} -DDIR=${STRATA_CLI_DIR}/unstable -P ${STRATA_CLI_DIR}/expect_no_files.cmake)
+set_tests_properties(cli_unstable_left_no_output PROPERTIES FIXTURES_REQUIRED cli_unstable LABELS cli)
+
+# The bad-configuration corpus: each file in tests/configs/bad exits with 2 (or its '# exit:') and the message its
+# header names, and creates no file (tests/configs/run_bad_configs.sh; the cases per class are printed).
+add_test(NAME cli_bad_configs
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/configs/run_bad_configs.sh $<TARGET_FILE:strata>
+                 ${PROJECT_SOURCE_DIR}/tests/configs/bad ${STRATA_CLI_DIR}/bad_configs)
+set_tests_properties(cli_bad_configs PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}" LABELS cli)
 
 # scripts/quicklook on small outputs of the strata binary: a lat-lon case (cross sections, surface fields, time series)
 # and a column case (profiles). The check script runs it into a fresh folder and wants exit 0, every expected PNG (a
