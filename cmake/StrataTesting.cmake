@@ -33,8 +33,9 @@ function(strata_add_mpi_test name)
     add_test(NAME ${name}_np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe ${MPIEXEC_PREFLAGS}
                      ${ARG_COMMAND} ${MPIEXEC_POSTFLAGS})
-    set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}" PROCESSORS ${np}
-                         LABELS "mpi;${name};${ARG_LABELS}")
+    # STRATA_EXPECTED_RANKS: the test asserts it runs on that many ranks (N one-rank processes would pass otherwise).
+    set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV};STRATA_EXPECTED_RANKS=${np}"
+                         PROCESSORS ${np} LABELS "mpi;${name};${ARG_LABELS}")
   endforeach()
 endfunction()
 

@@ -2,6 +2,10 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #if defined(STRATA_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
@@ -21,6 +25,14 @@ bool openmpCompiled() {
     return true;
 #else
     return false;
+#endif
+}
+
+int openmpThreads() {
+#if defined(_OPENMP)
+    return omp_get_max_threads();
+#else
+    return 1;
 #endif
 }
 

@@ -44,6 +44,7 @@ struct Cuda {
 // Whether this build can run the backend at all (Cuda needs STRATA_ENABLE_CUDA; a device is checked at launch).
 bool cudaCompiled();
 bool openmpCompiled();
+int openmpThreads();   // the threads an OpenMP parallel region would use now (1 when not compiled)
 int cudaDeviceCount(); // 0 when not compiled or no device is visible
 // Shared memory one block may use on the device (the opt-in maximum); 48 KiB when it cannot be asked.
 std::size_t sharedMemoryPerBlock(Cuda const& backend);

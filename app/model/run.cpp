@@ -120,7 +120,9 @@ RunSummary runCase(Config const& cfg, core::Context const& comm, RunOptions cons
     if (type == BackendType::OpenMP) {
         if (!core::openmpCompiled())
             throw ConfigError("'openmp' is not compiled into this build", "backend.type", "serial, threads or auto");
-        return runWith(core::OpenMP{}, "openmp", cfg, comm, options, log);
+        // The thread count is part of the name: the banner and the file's `source` say how the run was made.
+        return runWith(core::OpenMP{}, "openmp (" + std::to_string(core::openmpThreads()) + " threads)", cfg, comm,
+                       options, log);
     }
     if (type == BackendType::Threads)
         return runWith(core::Threads{cfg.backend.threadsWorkers, true}, "threads", cfg, comm, options, log);

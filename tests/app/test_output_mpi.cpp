@@ -8,6 +8,7 @@
 #include "output_test_support.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -117,6 +118,11 @@ int main(int argc, char** argv) {
             return 2;
         }
         fs::path const dir = argv[1];
+        // Started by strata_add_mpi_test with the rank count it asked mpiexec for.
+        char const* expected = std::getenv("STRATA_EXPECTED_RANKS");
+        check(expected != nullptr && std::atoi(expected) == ctx.size(), ctx,
+              "STRATA_EXPECTED_RANKS (" + std::string(expected ? expected : "unset") + ") == size " +
+                  std::to_string(ctx.size()));
         try {
             if (ctx.isRoot()) fs::create_directories(dir);
             ctx.barrier();

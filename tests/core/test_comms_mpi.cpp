@@ -10,8 +10,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
 
 using strata::core::Context;
@@ -41,6 +43,7 @@ void check(bool ok, Context const& ctx, char const* what) {
     ++failures;
     std::fprintf(stderr, "test_comms_mpi: rank %d of %d: FAILED: %s\n", ctx.rank(), ctx.size(), what);
 }
+void check(bool ok, Context const& ctx, std::string const& what) { check(ok, ctx, what.c_str()); }
 
 } // namespace
 
@@ -52,6 +55,11 @@ int main(int argc, char** argv) {
 
         // Node-local numbering and device mapping.
         check(size >= 1 && rank >= 0 && rank < size, ctx, "0 <= rank < size");
+        // Started by strata_add_mpi_test with the rank count it asked mpiexec for.
+        char const* expectedRanks = std::getenv("STRATA_EXPECTED_RANKS");
+        check(expectedRanks != nullptr && std::atoi(expectedRanks) == size, ctx,
+              "STRATA_EXPECTED_RANKS (" + std::string(expectedRanks ? expectedRanks : "unset") + ") == size " +
+                  std::to_string(size));
         check(ctx.isRoot() == (rank == 0), ctx, "isRoot() == (rank == 0)");
         check(ctx.localSize() >= 1 && ctx.localSize() <= size, ctx, "1 <= localSize <= size");
         check(ctx.localRank() >= 0 && ctx.localRank() < ctx.localSize(), ctx, "0 <= localRank < localSize");
