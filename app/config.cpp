@@ -435,7 +435,7 @@ void applyOverride(YAML::Node& root, std::string const& text) {
             fail(where, "the value '" + printable(valueText) + "' is several YAML documents", expectedValue);
         if (!documents.empty()) value = documents.front();
     } catch (YAML::Exception const& e) {
-        fail(where, "the value '" + printable(valueText) + "' is not valid YAML: " + e.msg, expectedValue);
+        fail(where, "the value '" + printable(valueText) + "' is not valid YAML: " + printable(e.msg), expectedValue);
     }
     if (absent(root)) root = YAML::Node(YAML::NodeType::Map);
     if (!root.IsMap()) fail(where, "the configuration is not a map", "a configuration file holding a map of sections");
@@ -618,7 +618,7 @@ YAML::Node parseYaml(std::string const& text, std::string const& sourceName) {
     try {
         documents = YAML::LoadAll(text);
     } catch (YAML::Exception const& e) {
-        fail(withMark(sourceName, e.mark), "YAML syntax error: " + e.msg, "");
+        fail(withMark(sourceName, e.mark), "YAML syntax error: " + printable(e.msg), "");
     }
     for (std::size_t i = 1; i < documents.size(); ++i)
         if (!documents[i].IsNull())
@@ -675,7 +675,7 @@ Config parseConfig(std::string const& yamlText, std::string const& sourceName,
         config.sourcePath = sourceName;
         return config;
     } catch (YAML::Exception const& e) { // a safety net: the reader checks node types before every access
-        fail(sourceName, "YAML error: " + e.msg, "");
+        fail(sourceName, "YAML error: " + printable(e.msg), "");
     }
 }
 
