@@ -92,7 +92,8 @@ int main(int argc, char** argv) {
                           << strata::app::bytesText(memory.modelPerColumn) << " per column, " << memory.localColumns
                           << " columns per rank); " << strata::app::bytesText(memory.available)
                           << " available per rank (" << memory.availableFrom << ")\n";
-            strata::app::checkMemory(memory, comm);
+            strata::app::checkRunnable(config, comm); // memory, output path, stability, initial state
+            if (comm.isRoot()) std::cout << "stability limits and the initial state: ok\n";
             return 0;
         }
         strata::app::RunOptions options;

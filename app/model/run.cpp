@@ -96,6 +96,16 @@ void checkMemory(MemoryEstimate const& m, core::Context const& comm) {
                       "grid", "fewer columns or levels per rank: more ranks, or a smaller grid");
 }
 
+void checkRunnable(Config const& cfg, core::Context const& comm) {
+    checkMemory(estimateMemory(cfg, comm), comm);
+    checkOutputTarget(cfg.output.path, cfg.sourcePath);
+    HorizontalCoords const horizontal = makeHorizontal(cfg.horizontal);
+    Decomposition const decomp = Decomposition::balanced(horizontal.columns(), comm.rank(), comm.size());
+    Model<core::Serial> model(cfg, core::Serial{}, comm, horizontal, decomp);
+    model.checkStability();
+    detail::checkInitialState(model, horizontal);
+}
+
 // `auto` without a GPU: OpenMP only when a rank has enough cells to pay for a parallel region per kernel (a step
 // launches about a hundred small kernels; on 32 x 30 cells OpenMP's fork and join cost 20 times the work: 20 s
 // against 1 s for moist_held_suarez on 3 ranks). The choice changes no result: the backends agree bit for bit.

@@ -52,6 +52,11 @@ std::string bytesText(uint64_t bytes);
 // Throws ConfigError (on every rank) with the figures when any rank needs more than it has. Collective.
 void checkMemory(MemoryEstimate const& m, core::Context const& comm);
 
+// What `strata validate` checks beyond the configuration itself, as a run would before its first step: the memory,
+// the output path, the stability limits of every process and the initial state. Throws ConfigError or StabilityError
+// (exit 2). Collective.
+void checkRunnable(Config const& config, core::Context const& comm);
+
 // A run stopped by the state check (a NaN, an Inf or a value out of its physical range); the CLI exits with 1.
 class StateError : public Error {
 public:

@@ -104,6 +104,20 @@ inline std::string columnText(HorizontalCoords const& h, uint64_t column) {
     return text;
 }
 
+// The state the configuration starts from must pass the state check: otherwise the configuration is at fault (e.g.
+// a model top so high that the pressure underflows), and the run is refused with exit 2 before any output exists.
+template <class M>
+void checkInitialState(M& model, HorizontalCoords const& horizontal) {
+    auto const bad = model.checkState();
+    if (!bad) return;
+    auto const& zc = model.state().grid->centers();
+    char text[400];
+    std::snprintf(text, sizeof text, "the initial state has %s = %.6g in %s, level %u (z = %.6g m)",
+                  bad->variable.c_str(), bad->value, columnText(horizontal, bad->column).c_str(), bad->level,
+                  zc[bad->level]);
+    throw ConfigError(text, "initial_conditions and grid.vertical", bad->expected);
+}
+
 } // namespace detail
 
 template <class Backend>
@@ -118,6 +132,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     Decomposition const decomp = Decomposition::balanced(horizontal.columns(), comm.rank(), comm.size());
     Model<Backend> model(cfg, backend, comm, horizontal, decomp);
     model.checkStability(); // before any output exists
+    detail::checkInitialState(model, horizontal);
 
     OutputFileSpec spec;
     spec.path = path;
@@ -246,7 +261,6 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
                          bad->expected);
     };
 
-    checkState();
     writeRecord();
     auto const loopStart = Clock::now();
     for (uint64_t s = 1; s <= total; ++s) {
