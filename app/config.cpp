@@ -555,6 +555,7 @@ void validate(Config& c) {
     checkRunLength(c);
     (void)c.totalSteps();
     (void)c.outputEvery();
+    (void)c.restartEvery();
     checkInitialTemperature(c.initial, c.vertical.top);
     if (c.heldSuarez.tMin >= c.heldSuarez.tMax)
         fail("processes.held_suarez.T_min", "'" + formatNumber(c.heldSuarez.tMin) + "' is not below T_max",
@@ -647,6 +648,12 @@ uint64_t Config::totalSteps() const {
 uint64_t Config::outputEvery() const {
     return wholeSteps(output.interval, time.dt, "output.interval", output.interval,
                       "a positive multiple of time.dt, within 1e-9 relative");
+}
+
+uint64_t Config::restartEvery() const {
+    if (restart.interval == 0) return 0;
+    return wholeSteps(restart.interval, time.dt, "restart.interval", restart.interval,
+                      "0 (only at the end) or a positive multiple of time.dt, within 1e-9 relative");
 }
 
 std::string configYaml(Config const& config) {

@@ -247,6 +247,14 @@ struct OutputConfig {
     bool operator==(OutputConfig const&) const = default;
 };
 
+// Restart files: the whole model state, to continue a run bit for bit (docs/config.md, "Running long jobs" in README).
+struct RestartConfig {
+    double interval = 0.0; // s between restart files (a multiple of time.dt); 0: only at the end of the run
+    std::string path;      // empty: next to the output, <output without .nc>.restart.nc
+
+    bool operator==(RestartConfig const&) const = default;
+};
+
 struct Config {
     std::string title = "Strata run";
     VerticalGridConfig vertical;
@@ -262,12 +270,14 @@ struct Config {
     KesslerConfig kessler;
     InitialConfig initial;
     OutputConfig output;
+    RestartConfig restart;
     std::vector<std::string> processOrder; // names of enabled processes, in file order
 
     // Both throw ConfigError when the time does not come to a whole number of steps; loadConfig has checked both.
-    uint64_t totalSteps() const;  // from steps or days (days * 86400 / dt, within 1e-9 relative)
-    uint64_t outputEvery() const; // steps between outputs (interval / dt)
-    std::string resolvedYaml;     // the full configuration after defaults and overrides
+    uint64_t totalSteps() const;   // from steps or days (days * 86400 / dt, within 1e-9 relative)
+    uint64_t outputEvery() const;  // steps between outputs (interval / dt)
+    uint64_t restartEvery() const; // steps between restart files (0: only at the end)
+    std::string resolvedYaml;      // the full configuration after defaults and overrides
     std::string sourcePath;
 
     bool operator==(Config const&) const = default;

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     cli.set_version_flag("--version", std::string(strata::app::version) + " (git " + strata::app::gitHash + ")");
     cli.require_subcommand(1);
 
-    std::string configPath, outputDir, fileA, fileB;
+    std::string configPath, outputDir, fileA, fileB, restartFrom;
     std::vector<std::string> overrides;
     strata::app::CompareOptions compare;
 
@@ -48,6 +48,9 @@ int main(int argc, char** argv) {
     run->add_option("config", configPath, "YAML configuration file")->required();
     run->add_option("--set", overrides, "Override a configuration value, e.g. --set time.days=2 (repeatable)");
     run->add_option("--output", outputDir, "Directory for the output file (replaces the directory of output.path)");
+    run->add_option("--restart", restartFrom,
+                    "Continue from a restart file: the run ends where the uninterrupted run would, its history is "
+                    "continued");
 
     auto* validate = cli.add_subcommand("validate", "Check a configuration without running it");
     validate->add_option("config", configPath, "YAML configuration file")->required();
@@ -99,6 +102,7 @@ int main(int argc, char** argv) {
         strata::app::RunOptions options;
         options.outputDir = outputDir;
         options.history = history;
+        options.restartFrom = restartFrom;
         auto const summary = strata::app::runCase(config, comm, options, std::cout);
         (void)summary;
         return 0;
@@ -108,6 +112,12 @@ int main(int argc, char** argv) {
     } catch (strata::app::StabilityError const& e) {
         if (comm.isRoot()) std::cerr << "strata: unstable configuration: " << e.what() << "\n";
         return 2;
+    } catch (strata::app::RestartError const& e) {
+        if (comm.isRoot()) std::cerr << "strata: restart error: " << e.what() << "\n";
+        return 2;
+    } catch (strata::app::StopSignal const& e) {
+        if (comm.isRoot()) std::cerr << "strata: " << e.what() << "\n";
+        return 128 + e.signal();
     } catch (strata::app::StateError const& e) {
         if (comm.isRoot()) std::cerr << "strata: the run went wrong: " << e.what() << "\n";
         return 1; // every rank agreed on it (one reduction), so every rank returns

@@ -132,6 +132,12 @@ void describe(V& v, OutputConfig& c) {
 }
 
 template <class V>
+void describe(V& v, RestartConfig& c) {
+    v.field("interval", c.interval, atLeast(0.0));
+    v.field("path", c.path, anyText());
+}
+
+template <class V>
 void describe(V& v, Config& c) {
     v.field("title", c.title, anyText());
     v.section("grid", [&](auto& grid) {
@@ -151,6 +157,7 @@ void describe(V& v, Config& c) {
     });
     v.section("initial_conditions", [&](auto& s) { describe(s, c.initial); });
     v.section("output", [&](auto& s) { describe(s, c.output); });
+    v.section("restart", [&](auto& s) { describe(s, c.restart); });
 }
 
 } // namespace strata::app::detail

@@ -105,8 +105,8 @@ std::string currentExceptionMessage(std::string const& doing) {
 }
 
 std::set<std::string> const& reservedNames() {
-    static std::set<std::string> const names{"time", "lev", "ilev", "lat", "lon", "ncol", "nv",
-                                             "time_bnds", "lev_bnds", "lat_bnds", "lon_bnds"};
+    static std::set<std::string> const names{"time", "lev",       "ilev",     "lat",      "lon",     "ncol",
+                                             "nv",   "time_bnds", "lev_bnds", "lat_bnds", "lon_bnds"};
     return names;
 }
 
@@ -185,6 +185,7 @@ struct OutputFile::Impl {
 
     void checkDistribution(uint64_t firstColumn);
     void create();
+    void reopen();
     void gatherAndWrite(std::size_t v, std::span<double const> local, std::string& problem);
     void writeRecordRank0(std::size_t v);
 };
@@ -221,7 +222,12 @@ void OutputFile::Impl::create() {
         throw Error("'" + spec.path + "' " + what, "output.path", "a regular file (replaced) or no file");
     // newFile: NC_NOCLOBBER, an exclusive create; a name that exists (however unlikely) is never overwritten.
     partial = uniquePartialPath(spec.path);
+    if (!spec.appendFrom.empty()) {
+        reopen();
+        return;
+    }
     file = std::make_unique<NcFile>(partial, NcFile::newFile, NcFile::classic64);
+    file->putAtt("strata_run_status", "running");
 
     file->putAtt("Conventions", "CF-1.8");
     file->putAtt("title", spec.title);
@@ -334,6 +340,45 @@ void OutputFile::Impl::create() {
     file->sync();
 }
 
+// Rank 0, a continued run: the history so far, copied to the temporary name (the file it came from stays as it is
+// until this run finishes), its variables found by name, writing resumed after `keepRecords` records.
+void OutputFile::Impl::reopen() {
+    if (!fs::is_regular_file(spec.appendFrom))
+        throw Error("the history to continue, " + spec.appendFrom + ", is not there", "--restart",
+                    "the history file of the run that wrote the restart");
+    fs::copy_file(spec.appendFrom, partial, fs::copy_options::none);
+    file = std::make_unique<NcFile>(partial, NcFile::write);
+    auto need = [&](std::string const& name) {
+        NcVar const v = file->getVar(name);
+        if (v.isNull())
+            throw Error("has no variable '" + name + "'", spec.appendFrom,
+                        "the history of a run with the same output.variables");
+        return v;
+    };
+    timeVar = need("time");
+    timeBounds = need("time_bnds");
+    for (OutputVariable const& v : spec.variables)
+        dataVars.push_back(need(v.name));
+    for (TimeSeries const& s : spec.series)
+        seriesVars.push_back(need(s.name));
+    std::size_t const have = file->getDim("time").getSize();
+    if (have < spec.keepRecords)
+        throw Error("holds " + std::to_string(have) + " records", spec.appendFrom,
+                    "at least the " + std::to_string(spec.keepRecords) + " the restart was made after");
+    records = spec.keepRecords;
+    if (records > 0) timeVar.getVar({records - 1}, &previousTime);
+    detail::ncCheck(nc_redef(file->getId()), "cannot update the attributes of " + partial);
+    file->putAtt("strata_run_status", "running");
+    file->putAtt(
+        "history", isoTimestampNow() + ": " + spec.history + "\n" + [&] {
+            std::string old;
+            if (auto const a = file->getAtt("history"); !a.isNull()) a.getValues(old);
+            return old;
+        }());
+    detail::ncCheck(nc_enddef(file->getId()), "cannot update the attributes of " + partial);
+    file->sync();
+}
+
 OutputFile::OutputFile(core::Context const& ctx, OutputFileSpec spec, uint64_t firstColumn, uint32_t localColumns)
     : m_impl(std::make_unique<Impl>()) {
     Impl& m = *m_impl;
@@ -365,6 +410,12 @@ OutputFile::~OutputFile() = default;
 std::string const& OutputFile::path() const { return m_impl->spec.path; }
 
 std::string const& OutputFile::partialPath() const { return m_impl->partial; }
+
+std::size_t OutputFile::records() const {
+    std::size_t n = m_impl->records;
+    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, m_impl->comm); // rank 0 counts
+    return n;
+}
 
 void checkOutputTarget(std::string const& path, std::string const& configPath) {
     fs::path const target(path);
@@ -478,13 +529,16 @@ void OutputFile::write(double time, std::vector<std::span<double const>> const& 
     throwIfAnyRankFailed(m.comm, problem, m.spec.path);
 }
 
-void OutputFile::close() {
+void OutputFile::close(std::string const& status) {
     Impl& m = *m_impl;
     if (m.closed) return;
     m.closed = true;
     std::string problem;
     if (m.rank == 0) {
         try {
+            detail::ncCheck(nc_redef(m.file->getId()), "cannot update the attributes of " + m.partial);
+            m.file->putAtt("strata_run_status", status);
+            detail::ncCheck(nc_enddef(m.file->getId()), "cannot update the attributes of " + m.partial);
             m.file->close();
             m.file.reset();
             // Something that appeared at the path during the run (a directory, a FIFO) is not replaced: the

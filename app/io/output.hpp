@@ -70,6 +70,10 @@ struct OutputFileSpec {
     std::vector<double> lev, ilev; // heights (m) of centers and faces
     std::vector<OutputVariable> variables;
     std::vector<TimeSeries> series;
+    // A continued run (a restart): the history to continue, copied to the temporary file, of which the first
+    // `keepRecords` records are kept (later ones are overwritten as the run writes them again).
+    std::string appendFrom;
+    std::size_t keepRecords = 0;
 };
 
 class OutputFile {
@@ -84,7 +88,10 @@ public:
     // ilev.size()) values from the bottom up. series: one value per TimeSeries (taken from rank 0). Single-precision
     // files round each value to float (out-of-range values become +-inf, NaN stays NaN).
     void write(double time, std::vector<std::span<double const>> const& data, std::vector<double> const& series);
-    void close(); // finishes the file and renames it into place; a second call does nothing, write() after it throws
+    // Finishes the file and renames it into place; a second call does nothing, write() after it throws. `status` goes
+    // into the global attribute strata_run_status ("running" until then).
+    void close(std::string const& status = "completed");
+    std::size_t records() const; // records written (kept ones included)
     std::string const& path() const;
     // The temporary file the records go to until close(): "<path>.<pid>-<nonce>.partial", created exclusively.
     std::string const& partialPath() const;

@@ -68,6 +68,23 @@ public:
         return worst;
     }
 
+    // For restart files: what the ledger carries from step to step (the measured content is recomputed).
+    void restartEntries(std::vector<RestartEntry>& entries) {
+        for (int b = 0; b < budgetCount; ++b) {
+            std::string const name = std::string("budget_") + budgetNames[b];
+            auto add = [&](std::string const& what, std::vector<double>& v) {
+                entries.push_back(
+                    {name + "_" + what, 1, [&v] { return v; }, [&v](std::vector<double> const& x) { v = x; }});
+            };
+            add("expected", m_expected[b]);
+            add("gross", m_gross[b]);
+            add("moved", m_moved[b]);
+            add("mark_content", m_mark[b].content);
+            add("mark_expected", m_mark[b].expected);
+            add("mark_scale", m_mark[b].scale);
+        }
+    }
+
     static double residual(double change, double expected, double scale) {
         double const r = std::fabs(change - expected);
         if (std::isnan(r) || std::isnan(scale)) return std::numeric_limits<double>::quiet_NaN();

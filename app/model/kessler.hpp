@@ -159,6 +159,9 @@ private:
     FaceField m_face;
     core::Buffer<double> m_column;
     ColumnMean m_rain;
+
+public:
+    void restartEntries(std::vector<RestartEntry>& entries) override { m_rain.restartEntries("kessler_rain", entries); }
     core::Buffer<double> m_largest;
 };
 

@@ -291,6 +291,41 @@ public:
         return v;
     }
 
+    // Everything a continued run needs (app/io/restart.hpp): the prognostic fields, the budget ledger, the processes'
+    // running means, the time and the step count. The reference state and the initial fields are recomputed from the
+    // configuration, which a restart must share.
+    std::vector<RestartEntry> restartEntries() {
+        std::vector<RestartEntry> entries;
+        static constexpr char const* names[Prognostics::count] = {"T", "u", "v", "q", "qc", "qr", "tracer"};
+        auto const fields = m_state.now.all();
+        for (std::size_t i = 0; i < Prognostics::count; ++i) {
+            CenterField* f = fields[i];
+            uint32_t const n = f->levels();
+            entries.push_back({names[i], n,
+                               [f] {
+                                   f->toHost();
+                                   std::vector<double> v;
+                                   for (uint32_t c = 0; c < f->columns(); ++c)
+                                       v.insert(v.end(), f->column(c).begin(), f->column(c).end());
+                                   return v;
+                               },
+                               [f, n](std::vector<double> const& v) {
+                                   for (uint32_t c = 0; c < f->columns(); ++c)
+                                       std::copy(v.begin() + std::size_t{c} * n, v.begin() + std::size_t{c + 1} * n,
+                                                 f->column(c).begin());
+                                   f->toDevice();
+                               }});
+        }
+        m_ledger.restartEntries(entries);
+        for (auto& p : m_processes)
+            p->restartEntries(entries);
+        entries.push_back({"model_time", 0, [this] { return std::vector<double>{m_time}; },
+                           [this](std::vector<double> const& v) { m_time = v.at(0); }});
+        entries.push_back({"model_step", 0, [this] { return std::vector<double>{static_cast<double>(m_steps)}; },
+                           [this](std::vector<double> const& v) { m_steps = static_cast<uint64_t>(v.at(0)); }});
+        return entries;
+    }
+
     // The area-weighted global mean of a per-column value of the local columns (the same bits on any rank count).
     double globalMean(std::vector<double> const& perColumn) const {
         std::vector<double> weighted(perColumn.size()), area(m_areaWeights);

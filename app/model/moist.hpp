@@ -20,6 +20,13 @@ struct ColumnMean {
     explicit ColumnMean(uint32_t columns) : sum(columns, 0.0) {}
     void add(uint32_t c, double rate, double dt) { sum[c] += rate * dt; }
     void tick(double dt) { seconds += dt; }
+    // For restart files: the sum per column and the seconds it covers.
+    void restartEntries(std::string const& name, std::vector<RestartEntry>& entries) {
+        entries.push_back(
+            {name + "_sum", 1, [this] { return sum; }, [this](std::vector<double> const& v) { sum = v; }});
+        entries.push_back({name + "_seconds", 0, [this] { return std::vector<double>{seconds}; },
+                           [this](std::vector<double> const& v) { seconds = v.at(0); }});
+    }
     // The mean since the previous call (0 before any time has passed), and a fresh start.
     void takeMean(std::vector<double>& out) {
         out.resize(sum.size());
@@ -92,6 +99,11 @@ private:
     CenterField m_condensed, m_weighted;
     core::Buffer<double> m_column;
     ColumnMean m_precipitation; // kg m-2 s-1
+
+public:
+    void restartEntries(std::vector<RestartEntry>& entries) override {
+        m_precipitation.restartEntries("condensation_precipitation", entries);
+    }
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -200,6 +212,13 @@ private:
     SurfaceFluxesConfig m_cfg;
     core::Buffer<double> m_sst, m_heat, m_moisture;
     ColumnMean m_sensible, m_latent, m_evaporation;
+
+public:
+    void restartEntries(std::vector<RestartEntry>& entries) override {
+        m_sensible.restartEntries("surface_sensible", entries);
+        m_latent.restartEntries("surface_latent", entries);
+        m_evaporation.restartEntries("surface_evaporation", entries);
+    }
 };
 
 } // namespace strata::app

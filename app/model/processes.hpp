@@ -14,6 +14,7 @@
 #pragma once
 
 #include "app/config.hpp"
+#include "app/io/restart.hpp"
 #include "app/model/kernels.hpp"
 #include "app/model/state.hpp"
 #include "core/error.hpp"
@@ -100,6 +101,8 @@ public:
     virtual bool outputFace(Backend const&, std::string const&, FaceField&) { return false; }
     // Surface fields, one value per column (precipitation, surface fluxes: means since the previous call).
     virtual bool outputSurface(std::string const&, std::vector<double>&) { return false; }
+    // State the process carries from step to step (running means), for restart files; most carry none.
+    virtual void restartEntries(std::vector<RestartEntry>&) {}
 };
 
 namespace detail {

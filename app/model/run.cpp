@@ -4,7 +4,9 @@
 #include "core/memory.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -104,6 +106,57 @@ void checkRunnable(Config const& cfg, core::Context const& comm) {
     Model<core::Serial> model(cfg, core::Serial{}, comm, horizontal, decomp);
     model.checkStability();
     detail::checkInitialState(model, horizontal);
+}
+
+std::string restartPath(Config const& cfg, RunOptions const& options) {
+    std::filesystem::path p;
+    if (!cfg.restart.path.empty()) {
+        p = cfg.restart.path;
+    } else {
+        p = cfg.output.path;
+        p = p.parent_path() / (p.stem().string() + ".restart.nc");
+    }
+    if (!options.outputDir.empty()) p = std::filesystem::path(options.outputDir) / p.filename();
+    return p.string();
+}
+
+namespace {
+volatile std::sig_atomic_t stopSignal = 0;
+extern "C" void onStopSignal(int signal) { stopSignal = signal; }
+} // namespace
+
+void installStopHandlers() {
+    std::signal(SIGTERM, onStopSignal);
+    std::signal(SIGINT, onStopSignal);
+}
+
+int stopSignalReceived() { return stopSignal; }
+
+void checkRestartCompatible(Config const& cfg, RestartMeta const& meta, std::string const& restartFile) {
+    Config const old = parseConfig(meta.configYaml, restartFile + " (strata_config)");
+    auto refuse = [&](std::string const& key) {
+        throw ConfigError("differs from the run that wrote " + restartFile, key,
+                          "the same " + key +
+                              " as that run (what may change: run length, output interval and path, "
+                              "backend, engine, rank count, restart settings, title)");
+    };
+    if (!(old.vertical == cfg.vertical)) refuse("grid.vertical");
+    if (!(old.horizontal == cfg.horizontal)) refuse("grid.horizontal");
+    if (old.time.dt != cfg.time.dt) refuse("time.dt");
+    if (old.time.start != cfg.time.start) refuse("time.start");
+    if (old.processOrder != cfg.processOrder) refuse("processes");
+    if (!(old.diffusion == cfg.diffusion)) refuse("processes.vertical_diffusion");
+    if (!(old.advection == cfg.advection)) refuse("processes.vertical_advection");
+    if (!(old.heldSuarez == cfg.heldSuarez)) refuse("processes.held_suarez");
+    if (!(old.coriolis == cfg.coriolis)) refuse("processes.coriolis");
+    if (!(old.surfaceFluxes == cfg.surfaceFluxes)) refuse("processes.surface_fluxes");
+    if (!(old.initial == cfg.initial)) refuse("initial_conditions");
+    if (old.output.variables != cfg.output.variables) refuse("output.variables");
+    if (old.output.precision != cfg.output.precision) refuse("output.precision");
+    if (meta.step > cfg.totalSteps())
+        throw ConfigError("the restart is at step " + std::to_string(meta.step) + ", after the run's last step " +
+                              std::to_string(cfg.totalSteps()),
+                          "time.steps", "a run at least as long as the one that wrote " + restartFile);
 }
 
 // `auto` without a GPU: OpenMP only when a rank has enough cells to pay for a parallel region per kernel (a step

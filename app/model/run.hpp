@@ -6,6 +6,7 @@
 #pragma once
 
 #include "app/config.hpp"
+#include "app/io/restart.hpp"
 #include "core/comms.hpp"
 
 #include <array>
@@ -16,10 +17,30 @@
 namespace strata::app {
 
 struct RunOptions {
-    std::string outputDir; // replaces the directory of output.path when not empty
-    std::string history;   // the command line, for the output's history attribute
-    bool progress = true;  // print progress lines and the timer table (rank 0)
+    std::string outputDir;   // replaces the directory of output.path when not empty
+    std::string history;     // the command line, for the output's history attribute
+    bool progress = true;    // print progress lines and the timer table (rank 0)
+    std::string restartFrom; // continue from this restart file (strata run --restart FILE)
 };
+
+// The restart file of a configuration: restart.path, or <output path without .nc>.restart.nc (in --output's folder
+// when given).
+std::string restartPath(Config const& cfg, RunOptions const& options);
+
+// A run stopped by SIGTERM or SIGINT after finishing its step, writing a restart and closing the history; the CLI
+// exits with 128 + signal.
+class StopSignal : public Error {
+public:
+    StopSignal(int signal, std::string what) : Error(std::move(what)), m_signal(signal) {}
+    int signal() const { return m_signal; }
+
+private:
+    int m_signal;
+};
+// Installs the SIGTERM and SIGINT handlers (they set a flag the time loop reads after each step) and returns the
+// signal received so far (0: none).
+void installStopHandlers();
+int stopSignalReceived();
 
 struct RunSummary {
     uint64_t steps = 0;
@@ -62,6 +83,11 @@ class StateError : public Error {
 public:
     using Error::Error;
 };
+
+// A restart that cannot continue this configuration (a key that must not change differs, or it is past the run's end):
+// ConfigError naming the key (exit 2). What may change: run length, output interval and path, backend, engine, rank
+// count, restart settings, title.
+void checkRestartCompatible(Config const& cfg, RestartMeta const& meta, std::string const& restartFile);
 
 RunSummary runCase(Config const& config, core::Context const& comm, RunOptions const& options, std::ostream& log);
 

@@ -133,6 +133,14 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     Model<Backend> model(cfg, backend, comm, horizontal, decomp);
     model.checkStability(); // before any output exists
     detail::checkInitialState(model, horizontal);
+    std::string const restartFile = restartPath(cfg, options);
+    std::optional<RestartMeta> resumed;
+    if (!options.restartFrom.empty()) {
+        resumed = readRestartMeta(options.restartFrom);
+        checkRestartCompatible(cfg, *resumed, options.restartFrom);
+        auto const entries = model.restartEntries();
+        readRestart(comm, options.restartFrom, entries, decomp.first, decomp.local, horizontal.columns());
+    }
 
     OutputFileSpec spec;
     spec.path = path;
@@ -170,6 +178,12 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     if (ekman)
         spec.series.push_back(
             {"wind_error_vs_analytic", "m s-1", "max |u, v - the steady Ekman spiral|", "area: maximum time: point"});
+    if (resumed) {
+        // The history the restart belongs to: where it was when the restart was written (a run still going, or
+        // killed), or the finished file at the output path.
+        spec.appendFrom = std::filesystem::is_regular_file(resumed->historyPath) ? resumed->historyPath : spec.path;
+        spec.keepRecords = resumed->historyRecords;
+    }
     OutputFile out(comm, spec, decomp.first, decomp.local);
 
     detail::Timers timers;
@@ -261,12 +275,58 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
                          bad->expected);
     };
 
-    writeRecord();
+    // A restart file: the model state, and where the history is and how many records it holds.
+    auto writeRestartFile = [&](std::string const& historyPath) {
+        RestartMeta meta;
+        meta.step = model.stepCount();
+        meta.time = model.time();
+        meta.lastOutput = lastOutput;
+        meta.historyRecords = out.records();
+        meta.historyPath = historyPath;
+        meta.configYaml = cfg.resolvedYaml;
+        meta.version = version;
+        meta.gitHash = gitHash;
+        timers.time("restart", [&] {
+            writeRestart(comm, restartFile, meta, model.restartEntries(), decomp.first, decomp.local,
+                         horizontal.columns());
+        });
+        if (talk)
+            log << "restart " << restartFile << " at step " << meta.step << " (t = " << meta.time / constants::day
+                << " d), history " << historyPath << " (" << meta.historyRecords << " records)\n"
+                << std::flush;
+    };
+    uint64_t const restartEvery = cfg.restartEvery();
+    installStopHandlers();
+
+    uint64_t first = 1;
+    if (resumed) {
+        first = model.stepCount() + 1;
+        lastOutput = resumed->lastOutput;
+        if (talk)
+            log << "strata: continuing from " << options.restartFrom << " at step " << model.stepCount()
+                << " (t = " << model.time() / constants::day << " d)\n";
+    } else {
+        writeRecord();
+    }
     auto const loopStart = Clock::now();
-    for (uint64_t s = 1; s <= total; ++s) {
+    for (uint64_t s = first; s <= total; ++s) {
         timers.time("physics", [&] { model.step(); });
         checkState();
         if (s % every == 0) writeRecord();
+        if (restartEvery > 0 && s % restartEvery == 0 && s < total) writeRestartFile(out.partialPath());
+        // A batch system's SIGTERM (or ^C): every rank stops after the same step.
+        if (int const signal = static_cast<int>(comm.max(static_cast<double>(stopSignalReceived())))) {
+            timers.time("output", [&] {
+                out.close("stopped by signal " + std::to_string(signal) + " after step " + std::to_string(s) + " of " +
+                          std::to_string(total));
+            });
+            writeRestartFile(spec.path);
+            throw StopSignal(signal, "stopped by signal " + std::to_string(signal) + " after step " +
+                                         std::to_string(s) + " of " + std::to_string(total) + "; history " + spec.path +
+                                         ", restart " + restartFile + " (continue with: strata run " +
+                                         (cfg.sourcePath.empty() ? "CONFIG" : cfg.sourcePath) + " --restart " +
+                                         restartFile + ")");
+        }
         if (talk && (s % progressEvery == 0 || s == total)) {
             double const wall = std::chrono::duration<double>(Clock::now() - loopStart).count();
             double const rate = wall > 0 ? model.time() / wall : 0.0; // simulated days per wall-clock day
@@ -279,7 +339,11 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
             log << line << std::flush;
         }
     }
-    if (total % every != 0) writeRecord(); // the final state is always written, also off the output interval
+    // The end of the run: a restart a longer run can continue from, written before the final state's record when that
+    // falls off the output interval (the record takes the interval means, which the continued run must still have;
+    // it keeps the records before it and writes that one again, on the interval).
+    writeRestartFile(spec.path);
+    if (total % every != 0 && first <= total) writeRecord(); // the final state, also off the output interval
     timers.time("output", [&] { out.close(); });
     summary.steps = model.stepCount();
     summary.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
@@ -302,7 +366,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
             log << line;
         }
         timers.print(log, summary.wallSeconds);
-        log << "strata: wrote " << summary.outputPath << "\n";
+        log << "strata: wrote " << summary.outputPath << " and the restart " << restartFile << "\n";
     }
     return summary;
 }

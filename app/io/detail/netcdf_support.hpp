@@ -15,4 +15,9 @@ inline std::string netcdfMessage(netCDF::exceptions::NcException const& e) {
     return code != 0 ? std::string(nc_strerror(code)) : std::string(e.what());
 }
 
+// Throws NetCDF-C++'s exception type for a failed NetCDF-C call (so the callers' handlers name it the same way).
+inline void ncCheck(int status, std::string const& what) {
+    if (status != NC_NOERR) throw netCDF::exceptions::NcException(status, what.c_str(), __FILE__, __LINE__);
+}
+
 } // namespace strata::app::detail

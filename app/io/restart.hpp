@@ -1,0 +1,62 @@
+// Restart files: the whole state of a run, to continue it bit for bit, on any number of ranks.
+//
+// The model lists what it holds as RestartEntry values (prognostic fields, per-column budget ledgers and running
+// means, scalars such as the time); writeRestart stores them in one NetCDF file (64-bit offset), every array in global
+// column order, and readRestart gives each rank its own columns back, so a restart made on 2 ranks continues on 3.
+//
+// Writing: rank 0 defines the file under a temporary name unique to the call, then the ranks write their columns one
+// after the other (each opens the file, writes its hyperslab and closes it: no rank ever holds another rank's columns,
+// so rank 0's memory does not grow with the grid), rank 0 syncs the file to disk and renames it into place. A crash
+// at any point leaves the previous restart at the path untouched. Collective; errors are thrown on every rank.
+//
+// Reading: every rank opens the file read-only and reads its hyperslab. A file that is missing, truncated, not a
+// Strata restart, or holds a different number of columns or levels is a RestartError naming the file.
+#pragma once
+
+#include "core/comms.hpp"
+#include "core/error.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace strata::app {
+
+class RestartError : public Error {
+public:
+    using Error::Error;
+};
+
+// One array of the state: `perColumn` values for each local column (1 for a per-column value, the levels for a
+// field), or a scalar (perColumn = 0: the same value on every rank, stored once).
+struct RestartEntry {
+    std::string name;
+    uint32_t perColumn = 1;
+    std::function<std::vector<double>()> get;            // this rank's values, column after column
+    std::function<void(std::vector<double> const&)> set; // the same layout back
+};
+
+// What a restart says about itself (global attributes).
+struct RestartMeta {
+    uint64_t step = 0;
+    double time = 0;       // s since the start
+    double lastOutput = 0; // s: time of the last history record
+    uint64_t historyRecords = 0;
+    std::string historyPath; // the history file the records are in
+    std::string configYaml;  // the resolved configuration of the run that wrote it
+    std::string version, gitHash;
+};
+
+void writeRestart(core::Context const& comm, std::string const& path, RestartMeta const& meta,
+                  std::vector<RestartEntry> const& entries, uint64_t firstColumn, uint32_t localColumns,
+                  uint64_t globalColumns);
+
+// Any rank, alone: the attributes, after checking the file is a Strata restart that opens.
+RestartMeta readRestartMeta(std::string const& path);
+
+// Collective: every rank reads its own columns; a problem on any rank is a RestartError on every rank.
+void readRestart(core::Context const& comm, std::string const& path, std::vector<RestartEntry> const& entries,
+                 uint64_t firstColumn, uint32_t localColumns, uint64_t globalColumns);
+
+} // namespace strata::app

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Restart tests of the strata program (CIME's ERS and ERP, signals, bad restart files):
+#   restart.sh STRATA MPIRUN SOURCE_DIR WORK_DIR CASE
+# The reference is always the uninterrupted run; "identical" means `strata compare --bfb` (every variable of the
+# history, and of the final restart file, bit for bit). Exit 0: passed; 1: failed (the reason is printed).
+set -uo pipefail
+strata=$1 mpirun=$2 source=$3 work=$4 case=$5
+dir=$work/$case
+rm -rf "$dir" && mkdir -p "$dir"
+config=$source/configs/default.yaml
+
+fail() { echo "FAILED ($case): $*"; exit 1; }
+run() { # run NAME [args...]: strata run into $dir/NAME, log in $dir/NAME.log
+  local name=$1
+  shift
+  "$@" --output "$dir/$name" >"$dir/$name.log" 2>&1
+}
+same() { # same A B: both files identical bit for bit
+  "$strata" compare --bfb "$1" "$2" >"$dir/compare.log" 2>&1 || { cat "$dir/compare.log"; fail "$1 differs from $2"; }
+}
+steps() { echo --set time.days= --set "time.steps=$1"; }
+
+case $case in
+ers)
+  # 288 steps straight vs 144 + restart + 144 (the restart in the middle of an output interval: 144 = 4 x 36).
+  run straight "$strata" run "$config" $(steps 288) || fail "the straight run failed"
+  run split "$strata" run "$config" $(steps 150) || fail "the first half failed"
+  run split "$strata" run "$config" $(steps 288) --restart "$dir/split/default.restart.nc" ||
+    fail "the continued run failed: $(tail -3 "$dir/split.log")"
+  grep -q "continuing from .* at step 150" "$dir/split.log" || fail "the run did not say it continued"
+  same "$dir/split/default.nc" "$dir/straight/default.nc"
+  same "$dir/split/default.restart.nc" "$dir/straight/default.restart.nc"
+  ;;
+erp)
+  # A restart made on 2 ranks (Serial) continued on 3 ranks with the OpenMP backend, and one continued on 1 rank
+  # with the Threads backend (smaller grid: Threads runs real worker threads).
+  small=(--set grid.horizontal.nlat=4 --set grid.horizontal.nlon=4)
+  run straight "$strata" run "$config" "${small[@]}" $(steps 72) || fail "the straight run failed"
+  run np2 "$mpirun" -n 2 "$strata" run "$config" "${small[@]}" $(steps 36) || fail "the 2-rank run failed"
+  cp -r "$dir/np2" "$dir/threads"
+  run np2 "$mpirun" -n 3 "$strata" run "$config" "${small[@]}" $(steps 72) --set backend.type=openmp \
+    --restart "$dir/np2/default.restart.nc" || fail "the 3-rank continuation failed: $(tail -3 "$dir/np2.log")"
+  same "$dir/np2/default.nc" "$dir/straight/default.nc"
+  run threads "$strata" run "$config" "${small[@]}" $(steps 72) --set backend.type=threads \
+    --restart "$dir/threads/default.restart.nc" || fail "the Threads continuation failed: $(tail -3 "$dir/threads.log")"
+  same "$dir/threads/default.nc" "$dir/straight/default.nc"
+  ;;
+interval)
+  # Restarts every 12 steps; the run is killed (SIGKILL) mid-way; it continues from the latest restart, whose
+  # history is the killed run's temporary file, and ends identical to the straight run.
+  long=(--set grid.horizontal.nlat=8 --set grid.horizontal.nlon=16 --set restart.interval=7200)
+  run straight "$strata" run "$config" "${long[@]}" $(steps 288) || fail "the straight run failed"
+  "$strata" run "$config" "${long[@]}" $(steps 288) --output "$dir/killed" >"$dir/killed.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 200); do
+    grep -q "restart .* at step 48 " "$dir/killed.log" 2>/dev/null && break
+    sleep 0.05
+  done
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  grep -q "restart .* at step 48 " "$dir/killed.log" || fail "no restart at step 48 before the kill"
+  partial=$(ls "$dir"/killed/default.nc.*.partial 2>/dev/null | head -1)
+  [ -n "$partial" ] || fail "the killed run left no history"
+  ncdump -h "$partial" >/dev/null || fail "the killed run's history does not open"
+  run killed "$strata" run "$config" "${long[@]}" $(steps 288) --restart "$dir/killed/default.restart.nc" ||
+    fail "the continuation failed: $(tail -3 "$dir/killed.log")"
+  same "$dir/killed/default.nc" "$dir/straight/default.nc"
+  ;;
+signal)
+  # SIGTERM: the run finishes its step, closes the history, writes a restart, says where, exits 143; continued,
+  # it ends identical to the straight run.
+  long=(--set grid.horizontal.nlat=16 --set grid.horizontal.nlon=32)
+  run straight "$strata" run "$config" "${long[@]}" $(steps 288) || fail "the straight run failed"
+  "$strata" run "$config" "${long[@]}" $(steps 288) --output "$dir/stopped" >"$dir/stopped.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 200); do
+    grep -q "^step " "$dir/stopped.log" 2>/dev/null && break
+    sleep 0.05
+  done
+  kill -TERM $pid
+  wait $pid
+  code=$?
+  tail -2 "$dir/stopped.log"
+  [ $code = 143 ] || fail "exit $code after SIGTERM, expected 143"
+  grep -Eq "stopped by signal 15 after step [0-9]+ of 288; history .*default.nc, restart .*default.restart.nc" \
+    "$dir/stopped.log" || fail "no message saying where the history and the restart are"
+  header=$(ncdump -h "$dir/stopped/default.nc")
+  echo "$header" | grep -q 'strata_run_status = "stopped by signal 15' || fail "the history does not say it stopped"
+  run stopped "$strata" run "$config" "${long[@]}" $(steps 288) --restart "$dir/stopped/default.restart.nc" ||
+    fail "the continuation failed: $(tail -3 "$dir/stopped.log")"
+  header=$(ncdump -h "$dir/stopped/default.nc")
+  echo "$header" | grep -q 'strata_run_status = "completed"' || fail "the history does not say it completed"
+  same "$dir/stopped/default.nc" "$dir/straight/default.nc"
+  ;;
+bad_files)
+  run good "$strata" run "$config" $(steps 36) || fail "the run failed"
+  r=$dir/good/default.restart.nc
+  expect() { # expect REGEX args...: exit 2 and the message
+    local regex=$1
+    shift
+    "$strata" run "$config" --output "$dir/bad" "$@" >"$dir/bad.log" 2>&1
+    local code=$?
+    [ $code = 2 ] || fail "exit $code, expected 2, for: $* ($(tail -1 "$dir/bad.log"))"
+    grep -Eq -- "$regex" "$dir/bad.log" || fail "no '$regex' for: $* ($(tail -1 "$dir/bad.log"))"
+  }
+  head -c 3000 "$r" >"$dir/truncated.nc"
+  expect "restart error: .*truncated.nc.*(cannot be read|NetCDF)" --restart "$dir/truncated.nc"
+  expect "restart error: .*not a Strata restart" --restart "$dir/good/default.nc"
+  expect "restart error: .*nothing.nc: no such file" --restart "$dir/nothing.nc"
+  expect "grid.horizontal: differs from the run that wrote" --restart "$r" --set grid.horizontal.nlat=6
+  expect "time.dt: differs from the run that wrote" --restart "$r" --set time.dt=300 --set output.interval=3600
+  expect "processes.held_suarez: differs" --restart "$r" --set processes.held_suarez.ka=0.03
+  expect "time.steps: the restart is at step 36, after the run's last step 10" --restart "$r" $(steps 10)
+  # What may change does not refuse: a longer run, another output interval and backend.
+  "$strata" run "$config" --output "$dir/good" $(steps 72) --set output.interval=7200 --set backend.type=openmp \
+    --restart "$r" >"$dir/ok.log" 2>&1 || fail "a change that is allowed was refused: $(tail -1 "$dir/ok.log")"
+  ;;
+*)
+  fail "unknown case"
+  ;;
+esac
+echo "passed: $case"
