@@ -67,7 +67,9 @@ namespace detail {
 #if defined(STRATA_HAVE_CUDA)
 namespace {
 void check(cudaError_t err, char const* what) {
-    if (err != cudaSuccess) throw Error(cudaGetErrorString(err), what);
+    if (err == cudaSuccess) return;
+    (void)cudaGetLastError(); // not left for the next kernel launch to report as its own
+    throw Error(cudaGetErrorString(err), what);
 }
 } // namespace
 void* cudaAllocate(std::size_t bytes) {
@@ -75,7 +77,11 @@ void* cudaAllocate(std::size_t bytes) {
     check(cudaMalloc(&p, bytes > 0 ? bytes : 1), "Buffer: cudaMalloc");
     return p;
 }
-void cudaRelease(void* p) noexcept { cudaFree(p); }
+// A failed cudaFree leaves its error as the "last error", which the next kernel launch would report as its own:
+// cleared here (a release cannot throw, and a failed free leaks at worst).
+void cudaRelease(void* p) noexcept {
+    if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+}
 void cudaCopyToDevice(void* dst, void const* src, std::size_t bytes) {
     check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "Buffer::toDevice");
 }

@@ -189,6 +189,12 @@ struct ShmemLaunch {
     bool interiorLevels;
 };
 
+// Whole columns per block of engineBlockDomSize items, at least one: floor, so a block never holds more items than
+// its workers (ceil(256 / 30) = 9 columns would be 270 items for 256 GPU threads, a second pass for 14 of them).
+STRATA_HD inline uint32_t columnsPerBlock(uint32_t levels) {
+    return levels >= engineBlockDomSize ? 1u : engineBlockDomSize / levels;
+}
+
 struct DirectKernel {
     static constexpr uint32_t blockDomSize = engineBlockDomSize;
     template <class W, class E, class T, class S>
@@ -196,10 +202,10 @@ struct DirectKernel {
                                                     bool interiorLevels) const {
         // Block b computes columns [b * columnsPerBlock, ...) : whole columns, so a worker walks levels without
         // dividing, and neighbouring workers write neighbouring levels.
-        uint32_t const columnsPerBlock = (blockDomSize + dest.levels - 1) / dest.levels;
-        for (uint32_t b = worker.blockDomIdx(); b * columnsPerBlock < dest.columns; b += worker.gridDomSize()) {
-            uint32_t const col0 = b * columnsPerBlock;
-            uint32_t const ncols = col0 + columnsPerBlock <= dest.columns ? columnsPerBlock : dest.columns - col0;
+        uint32_t const perBlock = columnsPerBlock(dest.levels);
+        for (uint32_t b = worker.blockDomIdx(); b * perBlock < dest.columns; b += worker.gridDomSize()) {
+            uint32_t const col0 = b * perBlock;
+            uint32_t const ncols = col0 + perBlock <= dest.columns ? perBlock : dest.columns - col0;
             forEachColumnLevel<E::reach>(worker, interiorLevels, ncols, 0u, dest.levels, dest.levels,
                                          [&](uint32_t c, uint32_t k, auto interior) {
                                              DirectCtx<decltype(interior)::value> const ctx{grid, col0 + c};
@@ -263,7 +269,7 @@ constexpr bool isGpu = std::is_same_v<Backend, core::Cuda>;
 struct PointKernel {
     static constexpr uint32_t blockDomSize = 256;
     static constexpr uint32_t maxGrid = 65535;
-    STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) { return (blockDomSize + levels - 1) / levels; }
+    STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) { return detail::columnsPerBlock(levels); }
 
     template <class W, class F>
     STRATA_HD void operator()(W const& worker, F const& f, uint32_t columns, uint32_t levels) const {
@@ -351,7 +357,7 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
     }
     if (!wantShmem) {
         plan.engine = Engine::Direct;
-        uint32_t const columnsPerBlock = (detail::engineBlockDomSize + levels - 1) / levels;
+        uint32_t const columnsPerBlock = detail::columnsPerBlock(levels);
         plan.columnsPerBlock = columnsPerBlock;
         plan.blocks = std::min((columns + columnsPerBlock - 1) / columnsPerBlock, detail::maxGrid);
     }

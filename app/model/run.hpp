@@ -52,7 +52,9 @@ struct RunSummary {
     std::array<double, 3> maxResidual{};
     std::array<double, 3> runResidual{};
     double finalMeanT = 0;
-    double analyticError = 0; // heat equation (K) and Ekman (m/s) cases only (NaN otherwise)
+    double analyticError = 0;                        // heat equation (K) and Ekman (m/s) cases only (NaN otherwise)
+    uint64_t rank0PeakBytes = 0, otherPeakBytes = 0; // peak resident memory (ru_maxrss) of rank 0 / the largest other
+    uint64_t outputRecords = 0;
 };
 
 // The memory a run needs, per rank, before anything of its size is allocated. The model's arrays are measured on

@@ -15,6 +15,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <sys/resource.h>
 #include <vector>
 
 namespace strata::app {
@@ -347,6 +348,13 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     timers.time("output", [&] { out.close(); });
     summary.steps = model.stepCount();
     summary.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
+    // Peak resident memory (ru_maxrss) of rank 0 and of the largest other rank: what a run really took.
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    summary.rank0PeakBytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+    double const others = comm.max(comm.isRoot() ? 0.0 : static_cast<double>(usage.ru_maxrss) * 1024.0);
+    summary.otherPeakBytes = static_cast<uint64_t>(others);
+    summary.outputRecords = out.records();
     if (talk) {
         char line[256];
         std::snprintf(line, sizeof line,
@@ -365,6 +373,9 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
                               : "");
             log << line;
         }
+        log << "peak memory (max RSS): rank 0 " << bytesText(summary.rank0PeakBytes);
+        if (comm.size() > 1) log << ", largest other rank " << bytesText(summary.otherPeakBytes);
+        log << "; " << summary.outputRecords << " output records\n";
         timers.print(log, summary.wallSeconds);
         log << "strata: wrote " << summary.outputPath << " and the restart " << restartFile << "\n";
     }

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace strata::lockstep::detail {
@@ -26,23 +27,46 @@ __global__ void lockstepEntry(Kernel kernel, std::size_t dynBytes, Args... args)
     kernel(w, args...);
 }
 
-inline void checkCuda(cudaError_t err, std::string const& where) {
-    if (err != cudaSuccess) throw Error(cudaGetErrorString(err), where);
+// The kernel's name is built only when there is an error to report (for expression kernels it is kilobytes long).
+template <class Kernel>
+void checkCuda(cudaError_t err) {
+    if (err != cudaSuccess) throw Error(cudaGetErrorString(err), "kernel " + kernelName<Kernel>() + " (Cuda backend)");
+}
+
+// STRATA_CUDA_SYNC=1: wait for every kernel and report a failure as that kernel's (debugging). Otherwise launches
+// are asynchronous on the default stream, in order; the host waits only where it needs a result (the copies of
+// Buffer::toHost), and a kernel that fails is reported there.
+inline bool syncEveryLaunch() {
+    static bool const sync = [] {
+        char const* v = std::getenv("STRATA_CUDA_SYNC");
+        return v != nullptr && v[0] == '1';
+    }();
+    return sync;
 }
 
 template <class Cfg, class Dom, class Kernel, class... Args>
 void launchCuda(core::Cuda const& backend, LaunchCfg<Dom> const& cfg, Kernel const& kernel, Args const&... args) {
-    std::string const where = "kernel " + kernelName<Kernel>() + " (Cuda backend)";
-    checkCuda(cudaSetDevice(backend.device), where);
+    // Select the device only when it changes (a host thread keeps its current device).
+    thread_local int current = -1;
+    if (current != backend.device) {
+        checkCuda<Kernel>(cudaSetDevice(backend.device));
+        current = backend.device;
+    }
     auto entry = lockstepEntry<Cfg, Kernel, Args...>;
-    if (cfg.dynSharedBytes > 48 * 1024) {
-        checkCuda(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(cfg.dynSharedBytes)),
-                  where);
+    // Above 48 KiB of shared memory a kernel must opt in, for its static and dynamic shared memory together; the
+    // attribute is set once per kernel and size.
+    constexpr std::size_t staticBytes = staticSharedBytes<Kernel>();
+    if (staticBytes + cfg.dynSharedBytes > 48 * 1024) {
+        static thread_local std::size_t optedIn = 0;
+        if (cfg.dynSharedBytes > optedIn) {
+            checkCuda<Kernel>(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(cfg.dynSharedBytes)));
+            optedIn = cfg.dynSharedBytes;
+        }
     }
     entry<<<cfg.gridSize, Cfg::cudaNumWorkers(), cfg.dynSharedBytes>>>(kernel, cfg.dynSharedBytes, args...);
-    checkCuda(cudaGetLastError(), where);
-    checkCuda(cudaDeviceSynchronize(), where);
+    checkCuda<Kernel>(cudaGetLastError()); // launch errors (configuration, resources): no wait
+    if (syncEveryLaunch()) checkCuda<Kernel>(cudaDeviceSynchronize());
 }
 
 } // namespace strata::lockstep::detail
