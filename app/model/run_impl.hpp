@@ -331,7 +331,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         if (talk && (s % progressEvery == 0 || s == total)) {
             double const wall = std::chrono::duration<double>(Clock::now() - loopStart).count();
             double const rate = wall > 0 ? model.time() / wall : 0.0; // simulated days per wall-clock day
-            double const eta = wall / static_cast<double>(s) * static_cast<double>(total - s);
+            double const eta = wall / static_cast<double>(s - first + 1) * static_cast<double>(total - s);
             char line[256];
             std::snprintf(line, sizeof line,
                           "step %6llu/%llu  t = %9.4f d  %.3g simulated days per wall-clock day  ETA %.1f s\n",

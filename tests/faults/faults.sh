@@ -82,10 +82,12 @@ full_disk)
   trap 'umount "$mnt"' EXIT
   "$strata" run "$config" "${small[@]}" --set "output.path=$mnt/out.nc" >/dev/null 2>&1 || fail "the small run failed"
   before=$(sum "$mnt/out.nc")
+  restart_before=$(sum "$mnt/out.restart.nc")
   expect 1 "No space left on device|not enough space|NetCDF: .*space" -- "$strata" run "$config" \
     --set grid.horizontal.nlat=16 --set grid.horizontal.nlon=16 --set grid.vertical.levels=30 --set time.days= \
     --set time.steps=24 --set output.interval=600 --set output.precision=double --set "output.path=$mnt/out.nc"
   [ "$(sum "$mnt/out.nc")" = "$before" ] || fail "the previous output changed"
+  [ "$(sum "$mnt/out.restart.nc")" = "$restart_before" ] || fail "the previous restart changed"
   ;;
 memory_limit)
   # Under ulimit -v the run is refused before it allocates, with the figures; validate says the same.
