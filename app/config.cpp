@@ -3,6 +3,7 @@
 #include "app/config.hpp"
 #include "app/detail/config_schema.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <optional>
+#include <sstream>
 
 namespace strata::app {
 namespace {
@@ -378,6 +381,38 @@ private:
     YAML::Emitter& m_out;
 };
 
+// ---- YAML documents ---------------------------------------------------------------------------------------------
+
+// YAML::LoadAll, but never stuck: yaml-cpp 0.7 (Debian 12) loops forever, allocating an empty document per turn, on a
+// token that starts no node outside any collection ("," alone on a line, or after a complete flow collection:
+// "[a, b]\n,"), upstream jbeder/yaml-cpp#1040, fixed after 0.8.0 (#1319). A first pass with a parser that keeps no
+// nodes stops at the second document that starts where the previous one did, and throws the syntax error there.
+std::vector<YAML::Node> loadAllDocuments(std::string const& text) {
+    struct DocumentStarts : YAML::EventHandler {
+        std::optional<YAML::Mark> previous;
+        void OnDocumentStart(YAML::Mark const& mark) override {
+            if (previous && previous->pos == mark.pos)
+                throw YAML::ParserException(mark, "a token that starts no node (e.g. ',' outside any flow collection)");
+            previous = mark;
+        }
+        void OnDocumentEnd() override {}
+        void OnNull(YAML::Mark const&, YAML::anchor_t) override {}
+        void OnAlias(YAML::Mark const&, YAML::anchor_t) override {}
+        void OnScalar(YAML::Mark const&, std::string const&, YAML::anchor_t, std::string const&) override {}
+        void OnSequenceStart(YAML::Mark const&, std::string const&, YAML::anchor_t,
+                             YAML::EmitterStyle::value) override {}
+        void OnSequenceEnd() override {}
+        void OnMapStart(YAML::Mark const&, std::string const&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnMapEnd() override {}
+    };
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    while (parser.HandleNextDocument(starts)) {
+    }
+    return YAML::LoadAll(text);
+}
+
 // ---- overrides: --set key.path=value, applied to the YAML tree -------------------------------------------------
 
 YAML::Node namedProcess(std::string const& name) {
@@ -409,12 +444,13 @@ YAML::Node childMap(YAML::Node parent, std::string const& key, std::string const
     YAML::Node child = parent[key];
     if (absent(child)) child = YAML::Node(YAML::NodeType::Map);
     if (!child.IsMap())
-        fail(where, "'" + key + "' is " + shown(child) + ", not a map", "a key path through maps to a value");
+        fail(where, "'" + printable(key) + "' is " + shown(child) + ", not a map",
+             "a key path through maps to a value");
     return child;
 }
 
 void applyOverride(YAML::Node& root, std::string const& text) {
-    std::string const where = "--set " + text;
+    std::string const where = "--set " + printable(text);
     std::size_t const eq = text.find('=');
     if (eq == std::string::npos) fail(where, "no '=' in the override", "key.path=value, e.g. grid.vertical.levels=60");
     std::string const path = text.substr(0, eq), valueText = text.substr(eq + 1);
@@ -426,11 +462,11 @@ void applyOverride(YAML::Node& root, std::string const& text) {
         begin = dot + 1;
     }
     if (contains(keys, ""))
-        fail(where, "'" + path + "' is not a key path", "dot-separated keys, e.g. grid.vertical.levels");
+        fail(where, "'" + printable(path) + "' is not a key path", "dot-separated keys, e.g. grid.vertical.levels");
     YAML::Node value;
     std::string const expectedValue = "a YAML scalar or flow collection, e.g. 60, out/a.nc, [T, q]";
     try {
-        std::vector<YAML::Node> const documents = YAML::LoadAll(valueText);
+        std::vector<YAML::Node> const documents = loadAllDocuments(valueText);
         if (documents.size() > 1)
             fail(where, "the value '" + printable(valueText) + "' is several YAML documents", expectedValue);
         if (!documents.empty()) value = documents.front();
@@ -617,7 +653,7 @@ std::string withMark(std::string const& name, YAML::Mark const& mark) {
 YAML::Node parseYaml(std::string const& text, std::string const& sourceName) {
     std::vector<YAML::Node> documents;
     try {
-        documents = YAML::LoadAll(text);
+        documents = loadAllDocuments(text);
     } catch (YAML::Exception const& e) {
         fail(withMark(sourceName, e.mark), "YAML syntax error: " + printable(e.msg), "");
     }

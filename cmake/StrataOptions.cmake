@@ -16,3 +16,18 @@ target_compile_options(strata_options INTERFACE
 if(STRATA_ENABLE_CUDA)
   target_compile_definitions(strata_options INTERFACE STRATA_HAVE_CUDA=1)
 endif()
+
+# STRATA_SANITIZE: sanitizers for every C and C++ target (compile and link), e.g. "address,undefined" or "thread".
+# Findings stop the program (-fno-sanitize-recover), so a test with undefined behaviour fails instead of printing a
+# line. .ci/run builds build-asan/ and build-tsan/ with it; tests/sanitizers/ holds the run-time options.
+if(STRATA_SANITIZE)
+  if(STRATA_ENABLE_CUDA)
+    message(FATAL_ERROR "STRATA_SANITIZE is for host builds: configure without STRATA_ENABLE_CUDA")
+  endif()
+  if(STRATA_SANITIZE MATCHES "thread" AND STRATA_SANITIZE MATCHES "address")
+    message(FATAL_ERROR "STRATA_SANITIZE: thread and address cannot be combined")
+  endif()
+  set(strata_sanitize_flags -fsanitize=${STRATA_SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${strata_sanitize_flags}>")
+  add_link_options(${strata_sanitize_flags})
+endif()
