@@ -23,6 +23,26 @@ namespace {
 constexpr std::string_view kSeparator = "\n--set ";
 constexpr std::size_t kMaxOverrides = 8;
 
+// Well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).
+bool validUtf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        auto const c = static_cast<unsigned char>(s[i]);
+        std::size_t const n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+        if (n == 0 || i + n > s.size()) return false;
+        uint32_t cp = n == 1 ? c : c & (0x7f >> n);
+        for (std::size_t k = 1; k < n; ++k) {
+            auto const d = static_cast<unsigned char>(s[i + k]);
+            if ((d >> 6) != 0x2) return false;
+            cp = (cp << 6) | (d & 0x3f);
+        }
+        if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += n;
+    }
+    return true;
+}
+
 [[noreturn]] void finding(char const* what, std::string_view detail) {
     std::fprintf(stderr, "fuzz_config: %s: %.*s\n", what, static_cast<int>(detail.size()), detail.data());
     std::abort();
@@ -46,7 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(uint8_t const* data, std::size_t size) {
         config = strata::app::parseConfig(yaml, "fuzz.yaml", overrides);
     } catch (strata::app::ConfigError const& e) {
         for (char const* c = e.what(); *c; ++c)
-            if (static_cast<unsigned char>(*c) < 0x20 && *c != '\n') finding("control character in a message", e.what());
+            if (static_cast<unsigned char>(*c) < 0x20 && *c != '\n')
+                finding("control character in a message", e.what());
         return 0;
     } catch (std::exception const& e) {
         finding("exception other than ConfigError", e.what());
@@ -54,7 +75,10 @@ extern "C" int LLVMFuzzerTestOneInput(uint8_t const* data, std::size_t size) {
         finding("non-standard exception", "");
     }
 
-    // The resolved YAML reads back to the same configuration.
+    // The resolved YAML reads back to the same configuration. Known exception, reported (issue 10): a text value that
+    // is not UTF-8 (a YAML file must be) and needs quoting comes back changed, because yaml-cpp's emitter writes each
+    // invalid byte of a quoted scalar as U+FFFD. Drop this test once the loader refuses text that is not UTF-8.
+    if (!validUtf8(config.title) || !validUtf8(config.output.path) || !validUtf8(config.restart.path)) return 0;
     try {
         strata::app::Config again = strata::app::parseConfig(config.resolvedYaml, "fuzz.yaml");
         if (!(again == config)) finding("resolved YAML reads back differently", config.resolvedYaml);
