@@ -28,6 +28,19 @@ function(strata_regression_case case)
     set_tests_properties(regression_${case}_bfb_np${np}_vs_np1 PROPERTIES FIXTURES_REQUIRED regression_${case}
                          LABELS regression)
   endforeach()
+  # As a GPU would run it: host mirrors apart from the "device" arrays and poisoned by toDevice (core/memory.hpp), so a
+  # missing toHost/toDevice changes the output. Serial backend, one rank; the same bits as the normal run.
+  add_test(NAME regression_${case}_separate_mirror
+           COMMAND $<TARGET_FILE:strata> run ${PROJECT_SOURCE_DIR}/configs/${case}.yaml
+                   --output ${STRATA_REGRESSION_DIR}/separate_mirror --set backend.type=serial ${sets})
+  set_tests_properties(regression_${case}_separate_mirror PROPERTIES
+                       ENVIRONMENT "${STRATA_MPI_ENV};STRATA_SEPARATE_MIRROR=1"
+                       FIXTURES_SETUP regression_${case}_mirror LABELS regression)
+  add_test(NAME regression_${case}_bfb_separate_mirror_vs_np1
+           COMMAND strata compare --bfb ${STRATA_REGRESSION_DIR}/separate_mirror/${case}.nc
+                   ${STRATA_REGRESSION_DIR}/np1/${case}.nc)
+  set_tests_properties(regression_${case}_bfb_separate_mirror_vs_np1 PROPERTIES
+                       FIXTURES_REQUIRED "regression_${case};regression_${case}_mirror" LABELS regression)
   add_test(NAME regression_${case}_vs_reference
            COMMAND strata compare --rtol 1e-10 --atol 1e-12 ${STRATA_REGRESSION_DIR}/np1/${case}.nc
                    ${STRATA_REFERENCE_DIR}/${case}.nc)

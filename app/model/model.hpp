@@ -138,6 +138,7 @@ public:
             auto& v = m_state.now.v;
             u.toHost();
             v.toHost();
+            m_state.latitude.toHost();
             for (uint32_t c = 0; c < u.columns(); ++c)
                 for (uint32_t k = 0; k < u.levels(); ++k) {
                     auto const exact =

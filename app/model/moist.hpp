@@ -149,6 +149,7 @@ public:
     BulkSurfaceFluxes(SurfaceFluxesConfig const& cfg, State& s)
         : m_cfg(cfg), m_sst(s.columns, s.space), m_heat(s.columns, s.space), m_moisture(s.columns, s.space),
           m_sensible(s.columns), m_latent(s.columns), m_evaporation(s.columns) {
+        s.latitude.toHost();
         for (uint32_t c = 0; c < s.columns; ++c)
             m_sst.host()[c] = moist::seaSurfaceTemperature(s.latitude.host()[c]);
         m_sst.toDevice();

@@ -745,9 +745,10 @@ struct CoriolisTendency {
 template <class Backend>
 class Coriolis : public Process<Backend> {
 public:
-    Coriolis(CoriolisConfig const& cfg, State& s) : m_cfg(cfg), m_f(s.columns, s.space) {
+    Coriolis(CoriolisConfig const& cfg, State& s) : m_cfg(cfg), m_f(s.columns, s.space), m_fHost(s.columns) {
+        s.latitude.toHost();
         for (uint32_t c = 0; c < s.columns; ++c)
-            m_f.host()[c] = coriolisParameter(s.latitude.host()[c]);
+            m_f.host()[c] = m_fHost[c] = coriolisParameter(s.latitude.host()[c]);
         m_f.toDevice();
     }
 
@@ -764,7 +765,7 @@ public:
     // SSP-RK3 on the imaginary axis is stable for |f| dt <= sqrt(3).
     void checkStability(StepContext<Backend>& ctx) const override {
         for (uint32_t c = 0; c < ctx.state.columns; ++c) {
-            double const x = std::fabs(m_f.host()[c]) * ctx.dt;
+            double const x = std::fabs(m_fHost[c]) * ctx.dt;
             if (!(x <= std::sqrt(3.0)))
                 throw StabilityError(detail::formatLimit("Coriolis number |f| dt", x, std::sqrt(3.0), c, 0, "level"),
                                      "time.dt", "a time step below sqrt(3) / |f|");
@@ -780,6 +781,7 @@ public:
 private:
     CoriolisConfig m_cfg;
     core::Buffer<double> m_f;
+    std::vector<double> m_fHost; // the same on the host (the buffer's mirror is not read after toDevice)
 };
 
 } // namespace strata::app
