@@ -593,6 +593,9 @@ void validate(Config& c) {
     (void)c.outputEvery();
     (void)c.restartEvery();
     checkInitialTemperature(c.initial, c.vertical.top);
+    if (c.output.deflate > 0 && c.output.format != OutputFormat::Netcdf4)
+        fail("output.deflate", "'" + std::to_string(c.output.deflate) + "' with format 64bit_offset",
+             "0 (the 64bit_offset format has no compression), or format: netcdf4");
     if (c.heldSuarez.tMin >= c.heldSuarez.tMax)
         fail("processes.held_suarez.T_min", "'" + formatNumber(c.heldSuarez.tMin) + "' is not below T_max",
              "a number < T_max = " + formatNumber(c.heldSuarez.tMax));

@@ -94,6 +94,10 @@ enum class InitialWind { Uniform, Ekman };
 STRATA_CHOICES(InitialWind, Choice<InitialWind>{"uniform", InitialWind::Uniform},
                Choice<InitialWind>{"ekman", InitialWind::Ekman});
 
+enum class OutputFormat { Netcdf4, Offset64 };
+STRATA_CHOICES(OutputFormat, Choice<OutputFormat>{"netcdf4", OutputFormat::Netcdf4},
+               Choice<OutputFormat>{"64bit_offset", OutputFormat::Offset64});
+
 enum class Precision { Float, Double };
 STRATA_CHOICES(Precision, Choice<Precision>{"float", Precision::Float}, Choice<Precision>{"double", Precision::Double});
 
@@ -243,6 +247,8 @@ struct OutputConfig {
                                                                     // and the surface fields (output.variables)
     double interval = 3600.0; // s between outputs (a positive multiple of time.dt)
     Precision precision = Precision::Float;
+    OutputFormat format = OutputFormat::Netcdf4; // netCDF-4 (HDF5, chunked) or the classic 64-bit offset format
+    uint32_t deflate = 0;                        // zlib level 0-9 (netcdf4 only; 0: none)
 
     bool operator==(OutputConfig const&) const = default;
 };

@@ -15,6 +15,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -76,63 +77,74 @@ int main(int argc, char** argv) {
 
     if (cmp->parsed()) return strata::app::compareFiles(fileA, fileB, compare, std::cout);
 
-    strata::core::Context comm(&argc, &argv);
-    try {
-        if (info->parsed()) {
-            std::ostringstream text;
-            strata::app::printInfo(text);
-            if (comm.isRoot()) std::cout << text.str() << "mpi ranks: " << comm.size() << "\n";
+    int const code = [&] {
+        strata::core::Context comm(&argc, &argv);
+        try {
+            if (info->parsed()) {
+                std::ostringstream text;
+                strata::app::printInfo(text);
+                if (comm.isRoot()) std::cout << text.str() << "mpi ranks: " << comm.size() << "\n";
+                return 0;
+            }
+            strata::app::Config const config = strata::app::loadConfig(configPath, overrides);
+            if (validate->parsed()) {
+                auto const memory = strata::app::estimateMemory(config, comm);
+                if (comm.isRoot())
+                    std::cout << "strata validate: " << configPath << " is valid: " << config.totalSteps()
+                              << " steps, output every " << config.outputEvery() << " steps to " << config.output.path
+                              << "\nmemory on " << comm.size() << " rank(s): " << strata::app::bytesText(memory.rank0)
+                              << " on rank 0, " << strata::app::bytesText(memory.perRank) << " per other rank ("
+                              << strata::app::bytesText(memory.modelPerColumn) << " per column, " << memory.localColumns
+                              << " columns per rank); " << strata::app::bytesText(memory.available)
+                              << " available per rank (" << memory.availableFrom << ")\n";
+                strata::app::checkRunnable(config, comm); // memory, output path, stability, initial state
+                if (comm.isRoot()) std::cout << "stability limits and the initial state: ok\n";
+                return 0;
+            }
+            strata::app::RunOptions options;
+            options.outputDir = outputDir;
+            options.history = history;
+            options.restartFrom = restartFrom;
+            auto const summary = strata::app::runCase(config, comm, options, std::cout);
+            (void)summary;
             return 0;
+        } catch (strata::app::ConfigError const& e) {
+            if (comm.isRoot()) std::cerr << "strata: configuration error: " << e.what() << "\n";
+            return 2;
+        } catch (strata::app::StabilityError const& e) {
+            if (comm.isRoot()) std::cerr << "strata: unstable configuration: " << e.what() << "\n";
+            return 2;
+        } catch (strata::app::RestartError const& e) {
+            if (comm.isRoot()) std::cerr << "strata: restart error: " << e.what() << "\n";
+            return 2;
+        } catch (strata::app::StopSignal const& e) {
+            if (comm.isRoot()) std::cerr << "strata: " << e.what() << "\n";
+            return 128 + e.signal();
+        } catch (strata::app::StateError const& e) {
+            if (comm.isRoot()) std::cerr << "strata: the run went wrong: " << e.what() << "\n";
+            return 1; // every rank agreed on it (one reduction), so every rank returns
+        } catch (strata::Error const& e) {
+            std::cerr << "strata: error (rank " << comm.rank() << "): " << e.what() << "\n";
+            return 1;
+        } catch (std::bad_alloc const&) {
+            // Possibly on this rank alone, while the others wait in a collective: abort the whole job, never hang.
+            std::cerr << "strata: out of memory on rank " << comm.rank()
+                      << " (strata validate prints the memory a run needs per rank)\n";
+            if (comm.size() > 1) MPI_Abort(comm.comm(), 1);
+            return 1;
+        } catch (std::exception const& e) {
+            std::cerr << "strata: internal error on rank " << comm.rank() << ": " << e.what() << "\n";
+            if (comm.size() > 1) MPI_Abort(comm.comm(), 1);
+            return 1;
         }
-        strata::app::Config const config = strata::app::loadConfig(configPath, overrides);
-        if (validate->parsed()) {
-            auto const memory = strata::app::estimateMemory(config, comm);
-            if (comm.isRoot())
-                std::cout << "strata validate: " << configPath << " is valid: " << config.totalSteps()
-                          << " steps, output every " << config.outputEvery() << " steps to " << config.output.path
-                          << "\nmemory on " << comm.size() << " rank(s): " << strata::app::bytesText(memory.rank0)
-                          << " on rank 0, " << strata::app::bytesText(memory.perRank) << " per other rank ("
-                          << strata::app::bytesText(memory.modelPerColumn) << " per column, " << memory.localColumns
-                          << " columns per rank); " << strata::app::bytesText(memory.available)
-                          << " available per rank (" << memory.availableFrom << ")\n";
-            strata::app::checkRunnable(config, comm); // memory, output path, stability, initial state
-            if (comm.isRoot()) std::cout << "stability limits and the initial state: ok\n";
-            return 0;
-        }
-        strata::app::RunOptions options;
-        options.outputDir = outputDir;
-        options.history = history;
-        options.restartFrom = restartFrom;
-        auto const summary = strata::app::runCase(config, comm, options, std::cout);
-        (void)summary;
-        return 0;
-    } catch (strata::app::ConfigError const& e) {
-        if (comm.isRoot()) std::cerr << "strata: configuration error: " << e.what() << "\n";
-        return 2;
-    } catch (strata::app::StabilityError const& e) {
-        if (comm.isRoot()) std::cerr << "strata: unstable configuration: " << e.what() << "\n";
-        return 2;
-    } catch (strata::app::RestartError const& e) {
-        if (comm.isRoot()) std::cerr << "strata: restart error: " << e.what() << "\n";
-        return 2;
-    } catch (strata::app::StopSignal const& e) {
-        if (comm.isRoot()) std::cerr << "strata: " << e.what() << "\n";
-        return 128 + e.signal();
-    } catch (strata::app::StateError const& e) {
-        if (comm.isRoot()) std::cerr << "strata: the run went wrong: " << e.what() << "\n";
-        return 1; // every rank agreed on it (one reduction), so every rank returns
-    } catch (strata::Error const& e) {
-        std::cerr << "strata: error (rank " << comm.rank() << "): " << e.what() << "\n";
-        return 1;
-    } catch (std::bad_alloc const&) {
-        // Possibly on this rank alone, while the others wait in a collective: abort the whole job, never hang.
-        std::cerr << "strata: out of memory on rank " << comm.rank()
-                  << " (strata validate prints the memory a run needs per rank)\n";
-        if (comm.size() > 1) MPI_Abort(comm.comm(), 1);
-        return 1;
-    } catch (std::exception const& e) {
-        std::cerr << "strata: internal error on rank " << comm.rank() << ": " << e.what() << "\n";
-        if (comm.size() > 1) MPI_Abort(comm.comm(), 1);
-        return 1;
+    }();
+    if (code != 0) {
+        // A failed run ends without the libraries' exit handlers (MPI is finalised, every file Strata keeps is
+        // closed or left as it is): after a failed write (a full disk) HDF5's handler would flush the broken file
+        // again and crash, turning exit 1 into a segmentation fault.
+        std::cout.flush();
+        std::cerr.flush();
+        std::_Exit(code);
     }
+    return 0;
 }

@@ -129,6 +129,8 @@ void describe(V& v, OutputConfig& c) {
                             "surface_upward_latent_heat_flux", "water_evaporation_flux"}});
     v.field("interval", c.interval, above(0.0));
     v.field("precision", c.precision, named<Precision>());
+    v.field("format", c.format, named<OutputFormat>());
+    v.field("deflate", c.deflate, between<uint32_t>(0, 9));
 }
 
 template <class V>

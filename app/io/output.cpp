@@ -1,4 +1,5 @@
-// OutputFile: gather to rank 0, transpose to CF order, write with NetCDF-C++; see output.hpp for the contract.
+// OutputFile: each rank's columns streamed to rank 0 in turn, transposed to CF order, written with NetCDF-C++;
+// see output.hpp for the contract.
 #include "app/io/output.hpp"
 
 #include "app/config.hpp"
@@ -7,12 +8,15 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <exception>
 #include <filesystem>
 #include <random>
 #include <set>
+#include <sys/statvfs.h>
 #include <system_error>
 #include <unistd.h>
 #include <utility>
@@ -92,11 +96,24 @@ void throwIfAnyRankFailed(MPI_Comm comm, std::string message, std::string const&
 }
 
 // The message of the exception being handled, for the status shared with the other ranks.
-std::string currentExceptionMessage(std::string const& doing) {
+// HDF5 reports a full disk as "NetCDF: HDF error": a failed write says how much room the file system has left.
+std::string spaceNote(std::string const& file) {
+    if (file.empty()) return "";
+    fs::path dir = fs::path(file).parent_path();
+    if (dir.empty()) dir = ".";
+    struct statvfs st {};
+    if (::statvfs(dir.c_str(), &st) != 0) return "";
+    uint64_t const free = static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+    if (free >= (uint64_t{1} << 20)) return "";
+    return "; the file system holding " + dir.string() + " has " + std::to_string(free) +
+           " bytes free: no space left on device";
+}
+
+std::string currentExceptionMessage(std::string const& doing, std::string const& file = "") {
     try {
         throw;
     } catch (netCDF::exceptions::NcException const& e) {
-        return doing + ": " + detail::netcdfMessage(e);
+        return doing + ": " + detail::netcdfMessage(e) + spaceNote(file);
     } catch (fs::filesystem_error const& e) {
         return doing + ": " + e.code().message();
     } catch (std::exception const& e) {
@@ -156,7 +173,7 @@ struct OutputFile::Impl {
     int rank = 0;
     OutputFileSpec spec;
     uint32_t localColumns = 0;
-    std::vector<int> gatherCounts, gatherOffsets; // rank 0: per rank, in columns
+    std::vector<uint64_t> columnCounts, columnOffsets; // rank 0: per rank, in columns
     bool closed = false;
 
     // Rank 0 only.
@@ -165,7 +182,7 @@ struct OutputFile::Impl {
     double previousTime = 0; // the start of the interval the next record closes
     std::vector<NcVar> dataVars, seriesVars;
     std::size_t records = 0;
-    std::vector<double> gathered, cfOrder;
+    std::vector<double> received, cfOrder; // one rank's share of one variable, at most
     std::vector<float> singles;
 
     ~Impl() {
@@ -186,8 +203,8 @@ struct OutputFile::Impl {
     void checkDistribution(uint64_t firstColumn);
     void create();
     void reopen();
-    void gatherAndWrite(std::size_t v, std::span<double const> local, std::string& problem);
-    void writeRecordRank0(std::size_t v);
+    void streamAndWrite(std::size_t v, std::span<double const> local, std::string& problem);
+    void writeColumns(std::size_t v, uint64_t first, std::span<double const> values);
 };
 
 void OutputFile::Impl::checkDistribution(uint64_t firstColumn) {
@@ -209,8 +226,8 @@ void OutputFile::Impl::checkDistribution(uint64_t firstColumn) {
                     "the grid's " + std::to_string(spec.horizontal.columns()));
     if (rank != 0) return;
     for (int r = 0; r < size; ++r) {
-        gatherOffsets.push_back(static_cast<int>(all[2 * r]));
-        gatherCounts.push_back(static_cast<int>(all[2 * r + 1]));
+        columnOffsets.push_back(all[2 * r]);
+        columnCounts.push_back(all[2 * r + 1]);
     }
 }
 
@@ -222,11 +239,13 @@ void OutputFile::Impl::create() {
         throw Error("'" + spec.path + "' " + what, "output.path", "a regular file (replaced) or no file");
     // newFile: NC_NOCLOBBER, an exclusive create; a name that exists (however unlikely) is never overwritten.
     partial = uniquePartialPath(spec.path);
+    // Readers may open the history while the run writes it (HDF5 would otherwise lock the file against them).
+    ::setenv("HDF5_USE_FILE_LOCKING", "FALSE", 0);
     if (!spec.appendFrom.empty()) {
         reopen();
         return;
     }
-    file = std::make_unique<NcFile>(partial, NcFile::newFile, NcFile::classic64);
+    file = std::make_unique<NcFile>(partial, NcFile::newFile, spec.netcdf4 ? NcFile::nc4 : NcFile::classic64);
     file->putAtt("strata_run_status", "running");
 
     file->putAtt("Conventions", "CF-1.8");
@@ -309,7 +328,13 @@ void OutputFile::Impl::create() {
         std::vector<NcDim> dims{time};
         if (!v.surface) dims.push_back(v.onFaces ? ilev.first : lev);
         dims.insert(dims.end(), horizontal.begin(), horizontal.end());
-        NcVar const var = file->addVar(v.name, valueType, dims);
+        NcVar var = file->addVar(v.name, valueType, dims);
+        if (spec.netcdf4) {
+            std::vector<std::size_t> chunks =
+                chunkShape(spec, v.onFaces ? spec.ilev.size() : spec.lev.size(), v.surface);
+            var.setChunking(NcVar::nc_CHUNKED, chunks);
+            if (spec.deflate > 0) var.setCompression(true, true, spec.deflate);
+        }
         if (!v.standardName.empty()) var.putAtt("standard_name", v.standardName);
         var.putAtt("long_name", v.longName);
         var.putAtt("units", v.units);
@@ -394,7 +419,8 @@ OutputFile::OutputFile(core::Context const& ctx, OutputFileSpec spec, uint64_t f
         try {
             m.create();
         } catch (...) {
-            problem = currentExceptionMessage("cannot create " + (m.partial.empty() ? m.spec.path : m.partial));
+            problem =
+                currentExceptionMessage("cannot create " + (m.partial.empty() ? m.spec.path : m.partial), m.spec.path);
         }
     }
     throwIfAnyRankFailed(m.comm, problem, m.spec.path);
@@ -415,6 +441,32 @@ std::size_t OutputFile::records() const {
     std::size_t n = m_impl->records;
     MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, m_impl->comm); // rank 0 counts
     return n;
+}
+
+std::vector<std::size_t> chunkShape(OutputFileSpec const& spec, std::size_t levels, bool surface,
+                                    std::size_t targetBytes) {
+    HorizontalCoords const& h = spec.horizontal;
+    std::size_t const valueBytes = spec.doublePrecision ? sizeof(double) : sizeof(float);
+    std::size_t const perColumn = (surface ? 1 : levels) * valueBytes;
+    double const pairs = std::max(1.0, static_cast<double>(targetBytes / perColumn)); // (record, column) per chunk
+    double const records = static_cast<double>(std::max<std::size_t>(1, spec.expectedRecords));
+    double const columns = static_cast<double>(std::max<uint64_t>(1, h.columns()));
+    // Balanced: records / chunkRecords = columns / chunkColumns, and chunkRecords * chunkColumns = pairs.
+    double const timeChunk = std::clamp(std::round(std::sqrt(pairs * records / columns)), 1.0, records);
+    auto const chunkColumns = static_cast<uint64_t>(std::clamp(std::floor(pairs / timeChunk), 1.0, columns));
+    std::vector<std::size_t> shape{static_cast<std::size_t>(timeChunk)};
+    if (!surface) shape.push_back(levels);
+    if (h.latlon) {
+        uint64_t const nlon = std::max<uint32_t>(1, h.nlon);
+        if (chunkColumns >= nlon)
+            shape.insert(shape.end(), {static_cast<std::size_t>(std::min<uint64_t>(h.nlat, chunkColumns / nlon)),
+                                       static_cast<std::size_t>(nlon)});
+        else
+            shape.insert(shape.end(), {1, static_cast<std::size_t>(chunkColumns)});
+    } else {
+        shape.push_back(static_cast<std::size_t>(chunkColumns));
+    }
+    return shape;
 }
 
 void checkOutputTarget(std::string const& path, std::string const& configPath) {
@@ -438,53 +490,79 @@ void checkOutputTarget(std::string const& path, std::string const& configPath) {
     }
 }
 
-void OutputFile::Impl::writeRecordRank0(std::size_t v) {
-    // Gathered: column after column, each `levels` values. CF: level after level, each every column (lon fastest,
-    // as global column = ilat * nlon + ilon).
+// Rank 0: writes `values` (global columns [first, first + values.size() / levels), column after column, each `levels`
+// values) into record `records` of variable v, in CF order. On a lat-lon grid a range of columns is a partial row of
+// longitudes, whole rows, and a partial row: one hyperslab each.
+void OutputFile::Impl::writeColumns(std::size_t v, uint64_t first, std::span<double const> values) {
     std::size_t const levels = levelsOf(v);
-    std::size_t const columns = spec.horizontal.columns();
-    cfOrder.resize(levels * columns);
-    for (std::size_t c = 0; c < columns; ++c)
-        for (std::size_t k = 0; k < levels; ++k)
-            cfOrder[k * columns + c] = gathered[c * levels + k];
-
-    std::vector<std::size_t> start{records, 0, 0}, count{1, levels, columns};
-    if (spec.horizontal.latlon) {
-        start.push_back(0);
-        count = {1, levels, spec.horizontal.nlat, spec.horizontal.nlon};
+    uint64_t const end = first + values.size() / levels;
+    HorizontalCoords const& h = spec.horizontal;
+    uint64_t const rowLength = h.latlon ? h.nlon : h.ncol;
+    for (uint64_t c = first; c < end;) {
+        uint64_t const row = c / rowLength, offset = c % rowLength;
+        uint64_t rows = 1, length = std::min(rowLength - offset, end - c);
+        if (offset == 0 && end - c >= rowLength) { // whole rows
+            rows = (end - c) / rowLength;
+            length = rowLength;
+        }
+        std::size_t const n = rows * length;
+        std::span<double const> const block = values.subspan((c - first) * levels, n * levels);
+        // Column after column (level-contiguous) to level after level (column-contiguous).
+        cfOrder.resize(levels * n);
+        for (std::size_t j = 0; j < n; ++j)
+            for (std::size_t k = 0; k < levels; ++k)
+                cfOrder[k * n + j] = block[j * levels + k];
+        std::vector<std::size_t> start{records, 0}, count{1, levels};
+        if (h.latlon) {
+            start.insert(start.end(), {row, offset});
+            count.insert(count.end(), {rows, length});
+        } else {
+            start.push_back(offset);
+            count.push_back(length);
+        }
+        if (spec.variables[v].surface) { // no vertical dimension
+            start.erase(start.begin() + 1);
+            count.erase(count.begin() + 1);
+        }
+        if (spec.doublePrecision) {
+            dataVars[v].putVar(start, count, cfOrder.data());
+        } else {
+            // Our own rounding, not NetCDF's conversion: NetCDF refuses values beyond the float range (NC_ERANGE),
+            // and a blown-up run's output is exactly what one wants to look at.
+            singles.resize(cfOrder.size());
+            std::transform(cfOrder.begin(), cfOrder.end(), singles.begin(),
+                           [](double x) { return static_cast<float>(x); });
+            dataVars[v].putVar(start, count, singles.data());
+        }
+        c += n;
     }
-    if (spec.variables[v].surface) { // no vertical dimension
-        start.erase(start.begin() + 1);
-        count.erase(count.begin() + 1);
-    }
-    if (spec.doublePrecision) {
-        dataVars[v].putVar(start, count, cfOrder.data());
-        return;
-    }
-    // Our own rounding, not NetCDF's conversion: NetCDF refuses values beyond the float range (NC_ERANGE), and a
-    // blown-up run's output is exactly what one wants to look at.
-    singles.resize(cfOrder.size());
-    std::transform(cfOrder.begin(), cfOrder.end(), singles.begin(), [](double x) { return static_cast<float>(x); });
-    dataVars[v].putVar(start, count, singles.data());
 }
 
-void OutputFile::Impl::gatherAndWrite(std::size_t v, std::span<double const> local, std::string& problem) {
-    auto const levels = static_cast<int>(levelsOf(v));
-    std::vector<int> counts, offsets;
-    if (rank == 0) {
-        gathered.resize(spec.horizontal.columns() * static_cast<std::size_t>(levels));
-        for (std::size_t r = 0; r < gatherCounts.size(); ++r) {
-            counts.push_back(gatherCounts[r] * levels);
-            offsets.push_back(gatherOffsets[r] * levels);
-        }
+// Rank 0 writes its own columns, then each other rank's in rank order as they arrive: rank 0 never holds more than
+// one rank's share of a variable, however many ranks there are (no gather of global fields). After a failure on
+// rank 0 the other ranks' blocks are still received (every rank takes part in the same messages) but not written.
+void OutputFile::Impl::streamAndWrite(std::size_t v, std::span<double const> local, std::string& problem) {
+    constexpr int tag = 7401;
+    if (rank != 0) {
+        MPI_Send(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, 0, tag, comm);
+        return;
     }
-    MPI_Gatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, gathered.data(), counts.data(),
-                offsets.data(), MPI_DOUBLE, 0, comm);
-    if (rank != 0 || !problem.empty()) return;
-    try {
-        writeRecordRank0(v);
-    } catch (...) {
-        problem = currentExceptionMessage("cannot write '" + spec.variables[v].name + "' to " + partialPath());
+    auto write = [&](std::size_t r, std::span<double const> values) {
+        if (!problem.empty()) return;
+        try {
+            writeColumns(v, static_cast<uint64_t>(columnOffsets[r]), values);
+        } catch (...) {
+            problem = currentExceptionMessage("cannot write '" + spec.variables[v].name + "' to " + partialPath(),
+                                              partialPath());
+        }
+    };
+    write(0, local);
+    std::size_t const levels = levelsOf(v);
+    for (std::size_t r = 1; r < columnCounts.size(); ++r) {
+        received.resize(static_cast<std::size_t>(columnCounts[r]) * levels);
+        MPI_Recv(received.data(), static_cast<int>(received.size()), MPI_DOUBLE, static_cast<int>(r), tag, comm,
+                 MPI_STATUS_IGNORE);
+        write(r, received);
     }
 }
 
@@ -510,7 +588,7 @@ void OutputFile::write(double time, std::vector<std::span<double const>> const& 
     throwIfAnyRankFailed(m.comm, problem, m.spec.path);
 
     for (std::size_t v = 0; v < data.size(); ++v)
-        m.gatherAndWrite(v, data[v], problem);
+        m.streamAndWrite(v, data[v], problem);
     if (m.rank == 0 && problem.empty()) {
         try {
             m.timeVar.putVar({m.records}, time);
@@ -522,8 +600,8 @@ void OutputFile::write(double time, std::vector<std::span<double const>> const& 
             m.file->sync();
             ++m.records;
         } catch (...) {
-            problem =
-                currentExceptionMessage("cannot write record " + std::to_string(m.records) + " to " + m.partialPath());
+            problem = currentExceptionMessage(
+                "cannot write record " + std::to_string(m.records) + " to " + m.partialPath(), m.partialPath());
         }
     }
     throwIfAnyRankFailed(m.comm, problem, m.spec.path);
@@ -547,7 +625,7 @@ void OutputFile::close(std::string const& status) {
                 throw Error("'" + m.spec.path + "' " + what + " now; the finished output is " + m.partial);
             fs::rename(m.partialPath(), m.spec.path);
         } catch (...) {
-            problem = currentExceptionMessage("cannot finish " + m.partialPath());
+            problem = currentExceptionMessage("cannot finish " + m.partialPath(), m.partialPath());
         }
     }
     throwIfAnyRankFailed(m.comm, problem, m.spec.path);

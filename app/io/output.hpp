@@ -16,12 +16,19 @@
 // layout lat(ncol) and lon(ncol) are auxiliary coordinates (no axis attribute: CF-1.8 allows it on coordinate
 // variables only) and every data variable says coordinates = "lat lon".
 //
-// The format is NetCDF 64-bit offset (classic data model): after the sync that ends each record the header holds the
-// record count, so a .partial left by a crash reads back with every record written so far.
+// Format: netCDF-4 (HDF5) by default, each data variable chunked as chunkShape() says and optionally compressed
+// (deflate + shuffle); or NetCDF 64-bit offset (classic data model). Either way each record ends with a sync, so a
+// .partial left by a crash between records reads back with every record written so far (the classic format also
+// after a kill in the middle of a record: its header holds the count of the records synced). HDF5's file locking is
+// turned off for the process (HDF5_USE_FILE_LOCKING=FALSE unless set) so that ncdump or xarray can read the history
+// while the run writes it; two writers of one file cannot happen (the temporary name is exclusive to the run).
 //
 // Distribution: the ranks hold contiguous ranges of global columns in rank order (rank 0 from column 0, every column
-// once); each variable is gathered to rank 0 with MPI_Gatherv and transposed there from column-major,
-// level-contiguous to CF order (lev, lat, lon) with lon fastest, or (lev, ncol). Every rank passes the same spec.
+// once). For each variable rank 0 writes its own columns, then receives each other rank's (MPI_Send/MPI_Recv, in rank
+// order) and writes them: rank 0 holds one rank's share of one variable at a time, never a global field. Each share
+// is transposed on rank 0 from column-major, level-contiguous to CF order (lev, lat, lon) with lon fastest, or
+// (lev, ncol), and written as hyperslabs (on a lat-lon grid: a partial row of longitudes, whole rows, a partial row).
+// Every rank passes the same spec.
 //
 // Errors are strata::Error naming the file, and they are thrown on every rank: a bad spec or column distribution, a
 // NetCDF or file-system error on rank 0 (its status is shared after the constructor, each write() and close()), or
@@ -66,6 +73,9 @@ struct OutputFileSpec {
     std::string title, source, history, configYaml;
     std::string timeUnits; // "seconds since 2000-01-01 00:00:00"
     bool doublePrecision = false;
+    bool netcdf4 = true;             // netCDF-4 (HDF5, chunked data variables); false: 64-bit offset (classic model)
+    int deflate = 0;                 // netcdf4: zlib level 1-9 with the shuffle filter on every data variable; 0: none
+    std::size_t expectedRecords = 1; // records the run will write: shapes the chunks (see chunkShape)
     HorizontalCoords horizontal;
     std::vector<double> lev, ilev; // heights (m) of centers and faces
     std::vector<OutputVariable> variables;
@@ -100,6 +110,14 @@ private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
+
+// The chunk of a data variable (time, level, lat, lon), (time, level, ncol), or without the level for surface fields:
+// every level, and about `targetBytes` per chunk shared between records and columns so that reading one column's
+// time series and reading one record of the whole grid touch about as many chunks as each other
+// (time chunk / records = column chunk / columns). On a lat-lon grid the columns of a chunk are whole rows of
+// longitudes, or a part of one row.
+std::vector<std::size_t> chunkShape(OutputFileSpec const& spec, std::size_t levels, bool surface,
+                                    std::size_t targetBytes = std::size_t{1} << 20);
 
 // Before a run: the output path must be absent or a regular file (a directory, FIFO or device is refused), not the
 // configuration file, and under folders (not files). Throws ConfigError naming output.path.

@@ -41,8 +41,8 @@ MemoryEstimate estimateMemory(Config const& config, core::Context const& comm) {
     uint64_t const variables = config.output.variables.size();
     uint64_t const staging = variables * m.localColumns * levels * sizeof(double); // one record of this rank's columns
     m.perRank = m.modelFixed + m.localColumns * m.modelPerColumn + staging;
-    // Rank 0 gathers a variable over the global grid, transposes it and (single precision) converts it.
-    m.rank0 = m.perRank + columns * levels * (2 * sizeof(double) + sizeof(float));
+    // Rank 0 receives one rank's share of a variable at a time, transposes it and (single precision) converts it.
+    m.rank0 = m.perRank + m.localColumns * levels * (2 * sizeof(double) + sizeof(float));
 
     uint64_t available = 0;
     if (std::ifstream meminfo("/proc/meminfo"); meminfo) {

@@ -59,13 +59,13 @@ struct RunSummary {
 
 // The memory a run needs, per rank, before anything of its size is allocated. The model's arrays are measured on
 // two small probe models of the same configuration (every array is per column, so bytes = fixed + columns x
-// perColumn exactly); the output adds the staging of one record on every rank and, on rank 0, the gather and
-// transpose of the largest variable over the global grid.
+// perColumn exactly); the output adds the staging of one record on every rank and, on rank 0, the receive buffer and
+// transpose of one rank's share of a variable (never a global field).
 struct MemoryEstimate {
     uint64_t modelPerColumn = 0, modelFixed = 0; // bytes
     uint64_t localColumns = 0;                   // the most columns any rank holds
     uint64_t perRank = 0;                        // bytes on the busiest rank other than rank 0 (model + output staging)
-    uint64_t rank0 = 0;                          // bytes on rank 0 (perRank + the gathered record)
+    uint64_t rank0 = 0;                          // bytes on rank 0 (perRank + one rank's share of a record variable)
     uint64_t available = 0;    // bytes this rank may use: MemAvailable / ranks on the node, or the address-space limit
     std::string availableFrom; // where `available` comes from
 };

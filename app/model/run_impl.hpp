@@ -151,6 +151,9 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     spec.configYaml = cfg.resolvedYaml;
     spec.timeUnits = "seconds since " + cfg.time.start;
     spec.doublePrecision = cfg.output.precision == Precision::Double;
+    spec.netcdf4 = cfg.output.format == OutputFormat::Netcdf4;
+    spec.deflate = static_cast<int>(cfg.output.deflate);
+    spec.expectedRecords = cfg.totalSteps() / cfg.outputEvery() + 2; // the initial state, each interval, a last one
     spec.horizontal = horizontal;
     spec.lev = model.state().grid->centers();
     spec.ilev = model.state().grid->faces();

@@ -8,6 +8,8 @@
 #include <netcdf>
 
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -181,6 +183,100 @@ TEST_CASE("the file is written as .partial, synced after each record and renamed
     CHECK(recordCount(spec.path) == records);
     out.close(); // a second close does nothing
     CHECK_THROWS_AS(writeRecord(out, spec, 0, ncolumns, 3), strata::Error);
+}
+
+TEST_CASE("formats: netcdf4 (chunked, deflated) and 64bit_offset hold the same values") {
+    fs::path const dir = freshDirectory();
+    struct Case {
+        std::string name;
+        bool netcdf4;
+        int deflate;
+        int kind; // nc_inq_format
+    };
+    for (Case const& c :
+         {Case{"nc4.nc", true, 0, NC_FORMAT_NETCDF4}, Case{"nc4_deflate.nc", true, 4, NC_FORMAT_NETCDF4},
+          Case{"offset64.nc", false, 0, NC_FORMAT_64BIT_OFFSET}}) {
+        INFO(c.name);
+        OutputFileSpec spec = smallSpec((dir / c.name).string(), true, true);
+        spec.netcdf4 = c.netcdf4;
+        spec.deflate = c.deflate;
+        spec.expectedRecords = records;
+        writeWhole(spec);
+        NcFile file(spec.path, NcFile::read);
+        int kind = -1;
+        REQUIRE(nc_inq_format(file.getId(), &kind) == NC_NOERR);
+        CHECK(kind == c.kind);
+        CHECK(checkValues(file, spec).empty());
+        if (!c.netcdf4) continue;
+        for (std::size_t v = 0; v < spec.variables.size(); ++v) {
+            netCDF::NcVar const var = file.getVar(spec.variables[v].name);
+            netCDF::NcVar::ChunkMode mode{};
+            std::vector<std::size_t> chunks;
+            var.getChunkingParameters(mode, chunks);
+            CHECK(mode == netCDF::NcVar::nc_CHUNKED);
+            CHECK(chunks == strata::app::chunkShape(spec, levelsOf(spec, v), false));
+            bool shuffle = false, deflate = false;
+            int level = -1;
+            var.getCompressionParameters(shuffle, deflate, level);
+            CHECK(deflate == (c.deflate > 0));
+            if (c.deflate > 0) CHECK(level == c.deflate);
+            CHECK(shuffle == (c.deflate > 0));
+        }
+    }
+}
+
+TEST_CASE("chunks: about the target size, and one column's series and one record touch about as many chunks") {
+    OutputFileSpec spec = smallSpec("unused.nc", true, false);
+    std::size_t const levels = 31, target = std::size_t{1} << 20;
+    struct Grid {
+        uint32_t nlat, nlon;
+        std::size_t records;
+    };
+    for (Grid const g : {Grid{90, 180, 200}, Grid{128, 256, 25}, Grid{4, 8, 100000}, Grid{180, 360, 2}}) {
+        spec.horizontal.nlat = g.nlat;
+        spec.horizontal.nlon = g.nlon;
+        spec.expectedRecords = g.records;
+        for (bool const surface : {false, true}) {
+            std::vector<std::size_t> const c = strata::app::chunkShape(spec, levels, surface, target);
+            INFO(g.nlat << " x " << g.nlon << " columns, " << g.records << " records, surface " << surface);
+            REQUIRE(c.size() == (surface ? 3u : 4u));
+            std::size_t const t = c[0], rows = c[c.size() - 2], lons = c.back();
+            if (!surface) CHECK(c[1] == levels);
+            CHECK((t >= 1 && t <= g.records));
+            CHECK((rows >= 1 && rows <= g.nlat));
+            CHECK((lons >= 1 && lons <= g.nlon));
+            CHECK((rows == 1 || lons == g.nlon)); // whole rows, or a part of one row
+            std::size_t const bytes = t * rows * lons * (surface ? 1 : levels) * sizeof(float);
+            CHECK(bytes <= target);
+            // Chunks read for one column over all records, and for one record over all columns.
+            double const series = std::ceil(double(g.records) / double(t));
+            double const record = std::ceil(double(g.nlat) / double(rows)) * std::ceil(double(g.nlon) / double(lons));
+            bool const wholeFile = t == g.records && rows == g.nlat && lons == g.nlon;
+            if (!wholeFile && t < g.records && rows * lons < std::size_t{g.nlat} * g.nlon) {
+                CHECK(series / record <= 4.0);
+                CHECK(record / series <= 4.0);
+            }
+            CHECK((wholeFile || bytes * 4 >= target)); // not needlessly small
+        }
+    }
+}
+
+TEST_CASE("netcdf4: another process reads the history while it is written (no HDF5 file lock held)") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "live.nc").string(), true, false);
+    spec.netcdf4 = true;
+    OutputFile out(context(), spec, 0, ncolumns);
+    writeRecord(out, spec, 0, ncolumns, 0);
+    // The child runs with HDF5's default (locking on), as a user's ncdump would.
+    std::string const command = "env -u HDF5_USE_FILE_LOCKING ncdump -h '" + out.partialPath() + "' > '" +
+                                (dir / "ncdump.txt").string() + "' 2>&1";
+    int const status = std::system(command.c_str());
+    std::ifstream in(dir / "ncdump.txt");
+    std::string const text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(text);
+    CHECK(status == 0);
+    CHECK(text.find("time = UNLIMITED ; // (1 currently)") != std::string::npos);
+    out.close();
 }
 
 TEST_CASE("destroyed without close(): the .partial stays and the previous finished file is untouched") {
