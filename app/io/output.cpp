@@ -333,6 +333,13 @@ void OutputFile::Impl::create() {
             std::vector<std::size_t> chunks =
                 chunkShape(spec, v.onFaces ? spec.ilev.size() : spec.lev.size(), v.surface);
             var.setChunking(NcVar::nc_CHUNKED, chunks);
+            // HDF5's chunk cache, bounded per variable: a record's chunks are written whole (at most one, across two
+            // ranks' columns, waits for the next rank), so a few chunks suffice, and rank 0's memory does not grow
+            // with the grid. Fully written chunks are evicted first (preemption 1).
+            std::size_t chunkBytes = spec.doublePrecision ? sizeof(double) : sizeof(float);
+            for (std::size_t n : chunks)
+                chunkBytes *= n;
+            var.setChunkCache(4 * chunkBytes, 31, 1.0f);
             if (spec.deflate > 0) var.setCompression(true, true, spec.deflate);
         }
         if (!v.standardName.empty()) var.putAtt("standard_name", v.standardName);
@@ -448,21 +455,25 @@ std::vector<std::size_t> chunkShape(OutputFileSpec const& spec, std::size_t leve
     HorizontalCoords const& h = spec.horizontal;
     std::size_t const valueBytes = spec.doublePrecision ? sizeof(double) : sizeof(float);
     std::size_t const perColumn = (surface ? 1 : levels) * valueBytes;
-    double const pairs = std::max(1.0, static_cast<double>(targetBytes / perColumn)); // (record, column) per chunk
-    double const records = static_cast<double>(std::max<std::size_t>(1, spec.expectedRecords));
-    double const columns = static_cast<double>(std::max<uint64_t>(1, h.columns()));
-    // Balanced: records / chunkRecords = columns / chunkColumns, and chunkRecords * chunkColumns = pairs.
-    double const timeChunk = std::clamp(std::round(std::sqrt(pairs * records / columns)), 1.0, records);
-    auto const chunkColumns = static_cast<uint64_t>(std::clamp(std::floor(pairs / timeChunk), 1.0, columns));
-    std::vector<std::size_t> shape{static_cast<std::size_t>(timeChunk)};
+    uint64_t const columns = std::max<uint64_t>(1, h.columns());
+    uint64_t const records = std::max<std::size_t>(1, spec.expectedRecords);
+    // One record per chunk (a record is written once, whole: no chunk waits in memory for later records). Columns:
+    // records / 1 = columns / chunkColumns, within [minChunkBytes, targetBytes] of data.
+    uint64_t const most = std::max<uint64_t>(1, targetBytes / perColumn);
+    uint64_t const least = std::min(most, (minChunkBytes + perColumn - 1) / perColumn);
+    uint64_t const chunkColumns = std::min(columns, std::clamp((columns + records - 1) / records, least, most));
+    std::vector<std::size_t> shape{1};
     if (!surface) shape.push_back(levels);
     if (h.latlon) {
         uint64_t const nlon = std::max<uint32_t>(1, h.nlon);
-        if (chunkColumns >= nlon)
-            shape.insert(shape.end(), {static_cast<std::size_t>(std::min<uint64_t>(h.nlat, chunkColumns / nlon)),
-                                       static_cast<std::size_t>(nlon)});
-        else
+        if (chunkColumns >= nlon) {
+            uint64_t rows = chunkColumns / nlon;
+            if (rows * nlon < least) rows = (least + nlon - 1) / nlon; // whole rows, not below the least size
+            shape.insert(shape.end(),
+                         {static_cast<std::size_t>(std::min<uint64_t>(h.nlat, rows)), static_cast<std::size_t>(nlon)});
+        } else {
             shape.insert(shape.end(), {1, static_cast<std::size_t>(chunkColumns)});
+        }
     } else {
         shape.push_back(static_cast<std::size_t>(chunkColumns));
     }

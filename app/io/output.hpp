@@ -112,10 +112,13 @@ private:
 };
 
 // The chunk of a data variable (time, level, lat, lon), (time, level, ncol), or without the level for surface fields:
-// every level, and about `targetBytes` per chunk shared between records and columns so that reading one column's
-// time series and reading one record of the whole grid touch about as many chunks as each other
-// (time chunk / records = column chunk / columns). On a lat-lon grid the columns of a chunk are whole rows of
-// longitudes, or a part of one row.
+// one record, every level, and a share of the columns such that reading one column's time series (one chunk per
+// record) and reading one record of the whole grid touch about as many chunks (columns / chunk columns = records,
+// `expectedRecords`), kept between minChunkBytes and `targetBytes` of data (or the whole record when it is smaller).
+// On a lat-lon grid the columns of a chunk are whole rows of longitudes, or a part of one row. One record per chunk:
+// a record is written once and whole, so nothing waits in HDF5's chunk cache for later records, and the cache (4
+// chunks per variable) does not grow with the grid or the ranks.
+inline constexpr std::size_t minChunkBytes = std::size_t{64} << 10;
 std::vector<std::size_t> chunkShape(OutputFileSpec const& spec, std::size_t levels, bool surface,
                                     std::size_t targetBytes = std::size_t{1} << 20);
 

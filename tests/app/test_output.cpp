@@ -225,14 +225,15 @@ TEST_CASE("formats: netcdf4 (chunked, deflated) and 64bit_offset hold the same v
     }
 }
 
-TEST_CASE("chunks: about the target size, and one column's series and one record touch about as many chunks") {
+TEST_CASE("chunks: one record, 64 KiB to 1 MiB, and a column's series and a record touch about as many chunks") {
     OutputFileSpec spec = smallSpec("unused.nc", true, false);
     std::size_t const levels = 31, target = std::size_t{1} << 20;
     struct Grid {
         uint32_t nlat, nlon;
         std::size_t records;
     };
-    for (Grid const g : {Grid{90, 180, 200}, Grid{128, 256, 25}, Grid{4, 8, 100000}, Grid{180, 360, 2}}) {
+    for (Grid const g :
+         {Grid{90, 180, 200}, Grid{128, 256, 25}, Grid{4, 8, 100000}, Grid{180, 360, 2}, Grid{64, 128, 60}}) {
         spec.horizontal.nlat = g.nlat;
         spec.horizontal.nlon = g.nlon;
         spec.expectedRecords = g.records;
@@ -240,23 +241,24 @@ TEST_CASE("chunks: about the target size, and one column's series and one record
             std::vector<std::size_t> const c = strata::app::chunkShape(spec, levels, surface, target);
             INFO(g.nlat << " x " << g.nlon << " columns, " << g.records << " records, surface " << surface);
             REQUIRE(c.size() == (surface ? 3u : 4u));
-            std::size_t const t = c[0], rows = c[c.size() - 2], lons = c.back();
+            std::size_t const rows = c[c.size() - 2], lons = c.back();
+            CHECK(c[0] == 1);
             if (!surface) CHECK(c[1] == levels);
-            CHECK((t >= 1 && t <= g.records));
             CHECK((rows >= 1 && rows <= g.nlat));
             CHECK((lons >= 1 && lons <= g.nlon));
             CHECK((rows == 1 || lons == g.nlon)); // whole rows, or a part of one row
-            std::size_t const bytes = t * rows * lons * (surface ? 1 : levels) * sizeof(float);
+            std::size_t const columns = std::size_t{g.nlat} * g.nlon, perColumn = (surface ? 1 : levels) * 4;
+            std::size_t const bytes = rows * lons * perColumn;
             CHECK(bytes <= target);
-            // Chunks read for one column over all records, and for one record over all columns.
-            double const series = std::ceil(double(g.records) / double(t));
+            CHECK((bytes >= strata::app::minChunkBytes || rows * lons == columns)); // not needlessly small
+            // Chunks read for one column over all records (one per record), and for one record over all columns:
+            // about equal unless a size bound decided.
             double const record = std::ceil(double(g.nlat) / double(rows)) * std::ceil(double(g.nlon) / double(lons));
-            bool const wholeFile = t == g.records && rows == g.nlat && lons == g.nlon;
-            if (!wholeFile && t < g.records && rows * lons < std::size_t{g.nlat} * g.nlon) {
-                CHECK(series / record <= 4.0);
-                CHECK(record / series <= 4.0);
+            bool const bounded = bytes * 2 > target || bytes < 2 * strata::app::minChunkBytes || rows * lons == columns;
+            if (!bounded) {
+                CHECK(record / double(g.records) <= 2.0);
+                CHECK(double(g.records) / record <= 2.0);
             }
-            CHECK((wholeFile || bytes * 4 >= target)); // not needlessly small
         }
     }
 }
