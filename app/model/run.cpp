@@ -43,6 +43,8 @@ MemoryEstimate estimateMemory(Config const& config, core::Context const& comm) {
     m.perRank = m.modelFixed + m.localColumns * m.modelPerColumn + staging;
     // Rank 0 receives one rank's share of a variable at a time, transposes it and (single precision) converts it.
     m.rank0 = m.perRank + m.localColumns * levels * (2 * sizeof(double) + sizeof(float));
+    // netCDF-4: HDF5's chunk cache, at most 4 chunks of at most 1 MiB per data variable (output.cpp, chunkShape).
+    if (config.output.format == OutputFormat::Netcdf4) m.rank0 += variables * 4 * (uint64_t{1} << 20);
 
     uint64_t available = 0;
     if (std::ifstream meminfo("/proc/meminfo"); meminfo) {

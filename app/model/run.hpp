@@ -60,7 +60,8 @@ struct RunSummary {
 // The memory a run needs, per rank, before anything of its size is allocated. The model's arrays are measured on
 // two small probe models of the same configuration (every array is per column, so bytes = fixed + columns x
 // perColumn exactly); the output adds the staging of one record on every rank and, on rank 0, the receive buffer and
-// transpose of one rank's share of a variable (never a global field).
+// transpose of one rank's share of a variable (never a global field), and with netCDF-4 HDF5's chunk cache (at most
+// 4 MiB per output variable).
 struct MemoryEstimate {
     uint64_t modelPerColumn = 0, modelFixed = 0; // bytes
     uint64_t localColumns = 0;                   // the most columns any rank holds
