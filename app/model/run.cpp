@@ -44,7 +44,9 @@ MemoryEstimate estimateMemory(Config const& config, core::Context const& comm) {
     // Rank 0 receives one rank's share of a variable at a time, transposes it and (single precision) converts it.
     m.rank0 = m.perRank + m.localColumns * levels * (2 * sizeof(double) + sizeof(float));
     // netCDF-4: HDF5's chunk cache, at most 4 chunks of at most 1 MiB per data variable (output.cpp, chunkShape).
-    if (config.output.format == OutputFormat::Netcdf4) m.rank0 += variables * 4 * (uint64_t{1} << 20);
+    // A chunk holds at most one record of a variable.
+    if (config.output.format == OutputFormat::Netcdf4)
+        m.rank0 += variables * 4 * std::min<uint64_t>(uint64_t{1} << 20, columns * levels * sizeof(double));
 
     uint64_t available = 0;
     if (std::ifstream meminfo("/proc/meminfo"); meminfo) {
