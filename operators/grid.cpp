@@ -46,23 +46,56 @@ Grid::Grid(std::vector<double> faces) : m_zf(std::move(faces)) {
     for (uint32_t k = 1; k < m_cells; ++k)
         m_dzf[k] = m_zc[k] - m_zc[k - 1];
     m_dzf[m_cells] = m_zf[m_cells] - m_zc[m_cells - 1];
+    m_rdzc.resize(m_cells);
+    m_rdzf.resize(m_cells + 1);
+    for (uint32_t k = 0; k < m_cells; ++k)
+        m_rdzc[k] = 1.0 / m_dzc[k];
+    for (uint32_t k = 0; k <= m_cells; ++k)
+        m_rdzf[k] = 1.0 / m_dzf[k];
+    m_wBelow.assign(m_cells + 1, 0.5);
+    m_wAbove.assign(m_cells + 1, 0.5);
+    for (uint32_t k = 1; k < m_cells; ++k) {
+        double const below = m_dzc[k - 1], above = m_dzc[k], sum = below + above;
+        m_wBelow[k] = above / sum;
+        m_wAbove[k] = below / sum;
+    }
 }
 
 GridView Grid::view(core::MemSpace space) const {
     uint32_t const n = m_cells;
     auto& slot = space == core::MemSpace::Cuda ? m_cuda : m_host;
     if (!slot) {
-        auto buf = std::make_shared<core::Buffer<double>>(4 * n + 2, space);
+        std::vector<double> const* parts[] = {&m_zf, &m_zc, &m_dzc, &m_dzf, &m_rdzc, &m_rdzf, &m_wBelow, &m_wAbove};
+        std::size_t total = 0;
+        for (auto const* part : parts)
+            total += part->size();
+        auto buf = std::make_shared<core::Buffer<double>>(total, space);
         auto h = buf->host();
-        std::copy(m_zf.begin(), m_zf.end(), h.begin());
-        std::copy(m_zc.begin(), m_zc.end(), h.begin() + (n + 1));
-        std::copy(m_dzc.begin(), m_dzc.end(), h.begin() + (2 * n + 1));
-        std::copy(m_dzf.begin(), m_dzf.end(), h.begin() + (3 * n + 1));
+        std::size_t at = 0;
+        for (auto const* part : parts) {
+            std::copy(part->begin(), part->end(), h.begin() + static_cast<std::ptrdiff_t>(at));
+            at += part->size();
+        }
         buf->toDevice();
         slot = std::move(buf);
     }
-    double const* base = slot->device();
-    return GridView{base, base + (n + 1), base + (2 * n + 1), base + (3 * n + 1), n};
+    double const* p = slot->device();
+    auto const take = [&p](std::size_t len) {
+        double const* part = p;
+        p += len;
+        return part;
+    };
+    GridView v{};
+    v.zf = take(n + 1);
+    v.zc = take(n);
+    v.dzCenter = take(n);
+    v.dzFace = take(n + 1);
+    v.rdzCenter = take(n);
+    v.rdzFace = take(n + 1);
+    v.interpBelow = take(n + 1);
+    v.interpAbove = take(n + 1);
+    v.cells = n;
+    return v;
 }
 
 } // namespace strata::ops

@@ -9,9 +9,11 @@
 //                   the engines evaluate levels far from the boundaries (StencilNode::reach) with an interior context,
 //                   where those branches vanish and the level loop vectorises; the formula itself is the same.
 // Indexing: center k lies between faces k and k + 1; face 0 is the bottom, face n the top (see grid.hpp for the
-// spacings dzCenter and dzFace). Stencils, boundary conditions and measured orders are listed in docs/operators.md.
-// Applying an operator to the wrong staggering, or with a boundary condition it does not support, fails to compile
-// with a message that names the operator.
+// spacings dzCenter and dzFace). No operator divides: spacings enter through the grid's reciprocals (rdzCenter,
+// rdzFace) and interpolation weights, computed once per grid, and constant divisors are multiplications by their
+// reciprocal (exact for / 2; docs/operators.md). Stencils, boundary conditions and measured orders are listed in
+// docs/operators.md. Applying an operator to the wrong staggering, or with a boundary condition it does not support,
+// fails to compile with a message that names the operator.
 #pragma once
 
 #include "operators/bcs.hpp"
@@ -33,14 +35,16 @@ STRATA_HD V absVal(V x) {
 template <class V>
 STRATA_HD V upwindProduct(V w, V xL, V xR) {
     V const aw = absVal(w);
-    return ((w + aw) * xL + (w - aw) * xR) / V(2);
+    return ((w + aw) * xL + (w - aw) * xR) * V(0.5);
 }
 } // namespace detail
 
 // ---------------------------------------------------------------------------------------------------------------
 // Interpolation
 
-// Face value by linear interpolation between the two neighbouring centers (exact for linear profiles on any grid).
+// Face value by linear interpolation between the two neighbouring centers (exact for linear profiles on any grid, to
+// rounding): a[k-1] interpBelow[k] + a[k] interpAbove[k], the weights dzCenter[k] / (dzCenter[k-1] + dzCenter[k]) and
+// dzCenter[k-1] / (the same) precomputed by the grid.
 template <class Bottom = NoBC, class Top = NoBC>
 struct InterpolateC2F {
     using Out = Face;
@@ -83,8 +87,7 @@ struct InterpolateC2F {
                     return a(n - 1);
             }
         }
-        V const below = V(ctx.grid.dzCenter[k - 1]), above = V(ctx.grid.dzCenter[k]);
-        return (a(k - 1) * above + a(k) * below) / (below + above);
+        return a(k - 1) * V(ctx.grid.interpBelow[k]) + a(k) * V(ctx.grid.interpAbove[k]);
     }
 };
 template <class B, class T>
@@ -105,7 +108,7 @@ struct InterpolateF2C {
     template <class Ctx, class A>
     STRATA_HD auto apply(Ctx const&, Level k, A const& a) const {
         using V = decltype(a(0));
-        return (a(k) + a(k + 1)) / V(2);
+        return (a(k) + a(k + 1)) * V(0.5);
     }
 };
 
@@ -210,9 +213,9 @@ struct RightBiasedF2C {
 // Gradients and divergences (height coordinate: the metric is 1)
 
 namespace detail {
-// The C2F difference (a[k] - a[k-1]) / dzFace[k]. At a boundary face, SetValue gives the operand there (a half-cell
-// difference to the first center); SetGradient / SetDivergence give the result itself. Shared by GradientC2F and
-// DivergenceC2F, which coincide in a height coordinate.
+// The C2F difference (a[k] - a[k-1]) / dzFace[k], computed as (a[k] - a[k-1]) * rdzFace[k]. At a boundary face,
+// SetValue gives the operand there (a half-cell difference to the first center); SetGradient / SetDivergence give the
+// result itself. Shared by GradientC2F and DivergenceC2F, which coincide in a height coordinate.
 template <class Bottom, class Top, class Ctx, class A>
 STRATA_HD auto differenceC2F(Bottom const& bottom, Top const& top, Ctx const& ctx, Level k, A const& a) {
     using V = decltype(a(0));
@@ -220,18 +223,18 @@ STRATA_HD auto differenceC2F(Bottom const& bottom, Top const& top, Ctx const& ct
         uint32_t const n = ctx.grid.n();
         if (k == 0) {
             if constexpr (isSetValue<Bottom>)
-                return (a(0) - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzFace[0]);
+                return (a(0) - bcValue<V>(bottom.value, ctx.col)) * V(ctx.grid.rdzFace[0]);
             else
                 return bcValue<V>(bottom.value, ctx.col);
         }
         if (k == n) {
             if constexpr (isSetValue<Top>)
-                return (bcValue<V>(top.value, ctx.col) - a(n - 1)) / V(ctx.grid.dzFace[n]);
+                return (bcValue<V>(top.value, ctx.col) - a(n - 1)) * V(ctx.grid.rdzFace[n]);
             else
                 return bcValue<V>(top.value, ctx.col);
         }
     }
-    return (a(k) - a(k - 1)) / V(ctx.grid.dzFace[k]);
+    return (a(k) - a(k - 1)) * V(ctx.grid.rdzFace[k]);
 }
 } // namespace detail
 
@@ -264,12 +267,13 @@ template <class B, class T>
 GradientC2F(B, T) -> GradientC2F<B, T>;
 
 namespace detail {
-// The F2C difference (a[k+1] - a[k]) / dzCenter[k] with optional boundary conditions: SetValue replaces the boundary
-// face value, Extrapolate copies the result of the neighbouring center. Shared by GradientF2C and DivergenceF2C.
+// The F2C difference (a[k+1] - a[k]) / dzCenter[k] (times rdzCenter[k]) with optional boundary conditions: SetValue
+// replaces the boundary face value, Extrapolate copies the result of the neighbouring center. Shared by GradientF2C and
+// DivergenceF2C.
 template <class Bottom, class Top, class Ctx, class A>
 STRATA_HD auto differenceF2C(Bottom const& bottom, Top const& top, Ctx const& ctx, Level k, A const& a) {
     using V = decltype(a(0));
-    auto interior = [&](Level c) { return (a(c + 1) - a(c)) / V(ctx.grid.dzCenter[c]); };
+    auto interior = [&](Level c) { return (a(c + 1) - a(c)) * V(ctx.grid.rdzCenter[c]); };
     if constexpr (!Ctx::interior) {
         uint32_t const n = ctx.grid.n();
         if (k == 0) {
@@ -278,14 +282,14 @@ STRATA_HD auto differenceF2C(Bottom const& bottom, Top const& top, Ctx const& ct
                 if constexpr (isSetValue<Top>) {
                     if (n == 1) upper = bcValue<V>(top.value, ctx.col);
                 }
-                return (upper - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzCenter[0]);
+                return (upper - bcValue<V>(bottom.value, ctx.col)) * V(ctx.grid.rdzCenter[0]);
             } else if constexpr (isExtrapolate<Bottom>) {
                 if (n > 1) return interior(1);
             }
         }
         if (k == n - 1) {
             if constexpr (isSetValue<Top>)
-                return (bcValue<V>(top.value, ctx.col) - a(n - 1)) / V(ctx.grid.dzCenter[k]);
+                return (bcValue<V>(top.value, ctx.col) - a(n - 1)) * V(ctx.grid.rdzCenter[k]);
             else if constexpr (isExtrapolate<Top>) {
                 if (n > 1) return interior(n - 2);
             }
@@ -481,8 +485,8 @@ struct Upwind3rdOrderBiasedProductC2F {
         V const wk = w(k);
         if (Ctx::interior || (k >= 2 && k + 2 <= n)) {
             V const xm = x(k - 2), x0 = x(k - 1), xp = x(k), xpp = x(k + 1);
-            return (wk * (V(7) * (xp + x0) - (xpp + xm)) - detail::absVal(wk) * (V(3) * (xp - x0) - (xpp - xm))) /
-                   V(12);
+            return (wk * (V(7) * (xp + x0) - (xpp + xm)) - detail::absVal(wk) * (V(3) * (xp - x0) - (xpp - xm))) *
+                   V(1.0 / 12.0);
         }
         auto const fromTop = [&](uint32_t j) { return x(n - 1 - j); };
         if (k == 0) return boundary<Bottom>(wk, 0, n, x, false);
@@ -503,12 +507,12 @@ private:
     STRATA_HD static V boundary(V wk, uint32_t d, uint32_t n, Xa const& x, bool mirrored) {
         if (d == 0) {
             if constexpr (isThirdOrderOneSided<B>) {
-                if (n >= 3) return wk * ((V(11) * x(0) - V(7) * x(1) + V(2) * x(2)) / V(6));
+                if (n >= 3) return wk * ((V(11) * x(0) - V(7) * x(1) + V(2) * x(2)) * V(1.0 / 6.0));
             }
             return wk * V(x(0));
         }
         if constexpr (isThirdOrderOneSided<B>) {
-            if (n >= 3) return wk * ((V(2) * x(0) + V(5) * x(1) - x(2)) / V(6));
+            if (n >= 3) return wk * ((V(2) * x(0) + V(5) * x(1) - x(2)) * V(1.0 / 6.0));
         }
         V const xOut = x(0), xIn = x(1);
         return mirrored ? detail::upwindProduct<V>(wk, xIn, xOut) : detail::upwindProduct<V>(wk, xOut, xIn);
@@ -531,7 +535,7 @@ STRATA_HD V minVal(V a, V b) {
 template <class V>
 STRATA_HD V korenSlope(V dm, V dp) {
     V const adm = absVal(dm), adp = absVal(dp);
-    V const m = minVal(minVal(V(2) * adp, (adm + V(2) * adp) / V(3)), V(2) * adm);
+    V const m = minVal(minVal(V(2) * adp, (adm + V(2) * adp) * V(1.0 / 3.0)), V(2) * adm);
     V const s = dm > V(0) ? m : -m;
     return dm * dp > V(0) ? s : V(0);
 }
@@ -581,7 +585,7 @@ struct UpwindLimitedProductC2F {
         V const xm = x(k - 2), x0 = x(k - 1), xp = x(k), xpp = x(k + 1);
         bool const up = wk > V(0);
         V const xu = up ? x0 : xp, xuu = up ? xm : xpp, xd = up ? xp : x0;
-        return wk * (xu + detail::korenSlope<V>(xu - xuu, xd - xu) / V(2));
+        return wk * (xu + detail::korenSlope<V>(xu - xuu, xd - xu) * V(0.5));
     }
 };
 template <class B, class T>
@@ -620,20 +624,20 @@ struct AdvectionC2C {
         bool haveLower = true, haveUpper = true;
         V lower = V(0), upper = V(0);
         if (Ctx::interior || k > 0) {
-            lower = w(k) * (xk - x(k - 1)) / V(ctx.grid.dzFace[k]);
+            lower = w(k) * (xk - x(k - 1)) * V(ctx.grid.rdzFace[k]);
         } else if constexpr (isSetValue<Bottom>) {
-            lower = w(0) * (xk - bcValue<V>(bottom.value, ctx.col)) / V(ctx.grid.dzFace[0]);
+            lower = w(0) * (xk - bcValue<V>(bottom.value, ctx.col)) * V(ctx.grid.rdzFace[0]);
         } else {
             haveLower = false;
         }
         if (Ctx::interior || k + 1 < n) {
-            upper = w(k + 1) * (x(k + 1) - xk) / V(ctx.grid.dzFace[k + 1]);
+            upper = w(k + 1) * (x(k + 1) - xk) * V(ctx.grid.rdzFace[k + 1]);
         } else if constexpr (isSetValue<Top>) {
-            upper = w(n) * (bcValue<V>(top.value, ctx.col) - xk) / V(ctx.grid.dzFace[n]);
+            upper = w(n) * (bcValue<V>(top.value, ctx.col) - xk) * V(ctx.grid.rdzFace[n]);
         } else {
             haveUpper = false;
         }
-        if (haveLower && haveUpper) return (lower + upper) / V(2);
+        if (haveLower && haveUpper) return (lower + upper) * V(0.5);
         if (haveLower) return lower;
         return upper; // 0 when neither side exists (one cell, Extrapolate at both ends)
     }

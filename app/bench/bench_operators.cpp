@@ -9,7 +9,8 @@
 //                 depth4      div(interp(K) * grad0(div(interp(K) * grad(theta))))  depth 4 (nested diffusion)
 //     variant     direct | shmem | auto (ops::evaluate with that engine), hand (plain C++ loops over columns and
 //                 levels, the same boundary conditions and the same arithmetic in the same order: the practical limit
-//                 of a fused loop; OpenMP: `omp parallel for` over columns)
+//                 of a fused loop; OpenMP: `omp parallel for` over columns), kokkos (diffusion on Serial only, when
+//                 the build found Kokkos: the same tree as a Kokkos TeamPolicy with team scratch, bench_kokkos.cpp)
 //     levels      16, 32, 64, 128, 256, 1024
 // Boundary conditions: grad = GradientC2F{SetValue 300, SetGradient 0}, grad0 = GradientC2F{SetGradient 0,
 // SetGradient 0}, interp = InterpolateC2F{Extrapolate, Extrapolate}, div = DivergenceF2C{SetValue 0, SetValue 0},
@@ -20,6 +21,9 @@
 // depth4 24 n. A level update is one output value.
 #include "app/bench/bench_common.hpp"
 #include "operators/operators.hpp"
+#if defined(STRATA_BENCH_KOKKOS)
+#include "app/bench/bench_kokkos.hpp"
+#endif
 
 #include <benchmark/benchmark.h>
 
@@ -37,7 +41,7 @@ using namespace strata::ops;
 constexpr uint32_t targetPoints = 1u << 23;
 
 enum class Expr { Grad, DivGrad, Diffusion, Advection, Depth4 };
-enum class Variant { Direct, Shmem, Auto, Hand };
+enum class Variant { Direct, Shmem, Auto, Hand, Kokkos };
 
 char const* exprName(Expr e) {
     switch (e) {
@@ -55,6 +59,7 @@ char const* variantName(Variant v) {
     case Variant::Shmem: return "shmem";
     case Variant::Auto: return "auto";
     case Variant::Hand: return "hand";
+    case Variant::Kokkos: return "kokkos";
     }
     return "?";
 }
@@ -122,38 +127,37 @@ EvalPlan evaluateExpr(Backend const& backend, Data& d, Expr e, Engine engine) {
 
 struct HandLoop {
     uint32_t n, columns;
-    double const* dzc; // n
-    double const* dzf; // n + 1
+    double const* rdzc;   // n: 1 / dzCenter
+    double const* rdzf;   // n + 1: 1 / dzFace
+    double const* wBelow; // n + 1: interpolation weights (grid.hpp)
+    double const* wAbove;
 
     static double absVal(double x) { return x < 0.0 ? -x : x; }
 
     // interp(K) at interior face k (1 <= k <= n - 1)
-    double interpFace(double const* K, uint32_t k) const {
-        double const below = dzc[k - 1], above = dzc[k];
-        return (K[k - 1] * above + K[k] * below) / (below + above);
-    }
+    double interpFace(double const* K, uint32_t k) const { return K[k - 1] * wBelow[k] + K[k] * wAbove[k]; }
     // div(SetValue 0, SetValue 0) of interior faces f[1..n-1] into out[0..n-1] (n >= 2)
     void divergenceOf(double const* f, double* out) const {
-        out[0] = (f[1] - 0.0) / dzc[0];
+        out[0] = (f[1] - 0.0) * rdzc[0];
         for (uint32_t k = 1; k + 1 < n; ++k)
-            out[k] = (f[k + 1] - f[k]) / dzc[k];
-        out[n - 1] = (0.0 - f[n - 1]) / dzc[n - 1];
+            out[k] = (f[k + 1] - f[k]) * rdzc[k];
+        out[n - 1] = (0.0 - f[n - 1]) * rdzc[n - 1];
     }
     // the diffusion flux interp(K) * grad(theta) at interior faces
     void diffusionFlux(double const* K, double const* th, double* f) const {
         for (uint32_t k = 1; k < n; ++k)
-            f[k] = interpFace(K, k) * ((th[k] - th[k - 1]) / dzf[k]);
+            f[k] = interpFace(K, k) * ((th[k] - th[k - 1]) * rdzf[k]);
     }
 
     void grad(double const* th, double* out) const {
-        out[0] = (th[0] - 300.0) / dzf[0];
+        out[0] = (th[0] - 300.0) * rdzf[0];
         for (uint32_t k = 1; k < n; ++k)
-            out[k] = (th[k] - th[k - 1]) / dzf[k];
+            out[k] = (th[k] - th[k - 1]) * rdzf[k];
         out[n] = 0.0;
     }
     void divGrad(double const* th, double* out, double* f) const {
         for (uint32_t k = 1; k < n; ++k)
-            f[k] = (th[k] - th[k - 1]) / dzf[k];
+            f[k] = (th[k] - th[k - 1]) * rdzf[k];
         divergenceOf(f, out);
     }
     void diffusion(double const* K, double const* th, double* out, double* f) const {
@@ -161,25 +165,23 @@ struct HandLoop {
         divergenceOf(f, out);
     }
     void advection(double const* w, double const* x, double* out, double* f) const {
-        // upwind3 at face 1 (bottom, one-sided), faces 2 .. n-2 (interior), face n-1 (top, one-sided); times w
+        // upwind3 at face 1 (bottom, one-sided), faces 2 .. n-2 (interior), face n-1 (top, one-sided); times w.
+        // ThirdOrderOneSided at the face next to a boundary: w (2 x0 + 5 x1 - x2) / 6, x counted from that boundary.
         {
             double const wk = w[1];
-            double const u = wk > 0.0 ? wk * ((3.0 * x[0] + 6.0 * x[1] - x[2]) / 8.0)
-                                      : wk * ((2.0 * x[0] + 5.0 * x[1] - x[2]) / 6.0);
-            f[1] = wk * u;
+            f[1] = wk * (wk * ((2.0 * x[0] + 5.0 * x[1] - x[2]) * (1.0 / 6.0)));
         }
         for (uint32_t k = 2; k + 2 <= n; ++k) {
             double const wk = w[k];
             double const xm = x[k - 2], x0 = x[k - 1], xp = x[k], xpp = x[k + 1];
-            double const u = (wk * (7.0 * (xp + x0) - (xpp + xm)) - absVal(wk) * (3.0 * (xp - x0) - (xpp - xm))) / 12.0;
+            double const u =
+                (wk * (7.0 * (xp + x0) - (xpp + xm)) - absVal(wk) * (3.0 * (xp - x0) - (xpp - xm))) * (1.0 / 12.0);
             f[k] = wk * u;
         }
         {
             double const wk = w[n - 1];
             double const t0 = x[n - 1], t1 = x[n - 2], t2 = x[n - 3]; // indexed from the top inwards
-            double const u =
-                -wk > 0.0 ? wk * ((3.0 * t0 + 6.0 * t1 - t2) / 8.0) : wk * ((2.0 * t0 + 5.0 * t1 - t2) / 6.0);
-            f[n - 1] = wk * u;
+            f[n - 1] = wk * (wk * ((2.0 * t0 + 5.0 * t1 - t2) * (1.0 / 6.0)));
         }
         divergenceOf(f, out);
     }
@@ -187,14 +189,19 @@ struct HandLoop {
         diffusionFlux(K, th, f);
         divergenceOf(f, inner);
         for (uint32_t k = 1; k < n; ++k)
-            f[k] = interpFace(K, k) * ((inner[k] - inner[k - 1]) / dzf[k]);
+            f[k] = interpFace(K, k) * ((inner[k] - inner[k - 1]) * rdzf[k]);
         divergenceOf(f, out);
     }
 };
 
 template <bool Parallel>
 void runHand(Data& d, Expr e, bool intoReference) {
-    HandLoop const h{d.levels, d.columns, d.grid->dzCenter().data(), d.grid->dzFace().data()};
+    HandLoop const h{d.levels,
+                     d.columns,
+                     d.grid->rdzCenter().data(),
+                     d.grid->rdzFace().data(),
+                     d.grid->interpBelow().data(),
+                     d.grid->interpAbove().data()};
     auto const th = std::as_const(d.theta).view(), K = std::as_const(d.kappa).view(), q = std::as_const(d.q).view();
     auto const w = std::as_const(d.w).view();
     auto const outC = (intoReference ? d.refC : d.outC).view();
@@ -218,6 +225,22 @@ void runHand(Data& d, Expr e, bool intoReference) {
     }
 }
 
+#if defined(STRATA_BENCH_KOKKOS)
+void runKokkos(Data& d) {
+    bench::KokkosColumns const a{d.levels,
+                                 d.columns,
+                                 d.outC.stride(),
+                                 std::as_const(d.kappa).view().data,
+                                 std::as_const(d.theta).view().data,
+                                 d.outC.view().data,
+                                 d.grid->rdzCenter().data(),
+                                 d.grid->rdzFace().data(),
+                                 d.grid->interpBelow().data(),
+                                 d.grid->interpAbove().data()};
+    bench::kokkosDiffusion(a);
+}
+#endif
+
 template <class T, class S>
 bool sameBits(Field<T, S> const& a, Field<T, S> const& b) {
     for (uint32_t c = 0; c < a.columns(); ++c)
@@ -233,8 +256,11 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels) {
     Engine const engine = v == Variant::Shmem ? Engine::Shmem : v == Variant::Auto ? Engine::Auto : Engine::Direct;
     EvalPlan plan;
     for (auto _ : state) {
-        if (v == Variant::Hand)
-            runHand<parallel>(d, e, false);
+        if (v == Variant::Hand) runHand<parallel>(d, e, false);
+#if defined(STRATA_BENCH_KOKKOS)
+        else if (v == Variant::Kokkos)
+            runKokkos(d);
+#endif
         else
             plan = evaluateExpr(backend, d, e, engine);
         benchmark::ClobberMemory();
@@ -259,6 +285,12 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels) {
     state.counters["levels"] = n;
     state.counters["columns"] = cols;
     state.counters["depth"] = exprDepth(e);
+#if defined(STRATA_BENCH_KOKKOS)
+    if (v == Variant::Kokkos) {
+        state.SetLabel(std::string("Kokkos TeamPolicy + team scratch, ") + bench::kokkosExecutionSpace());
+        return;
+    }
+#endif
     state.SetLabel(v == Variant::Hand ? std::string("hand-written loop") : plan.describe());
 }
 
@@ -266,7 +298,12 @@ int const registered = [] {
     for (uint32_t levels : {16u, 32u, 64u, 128u, 256u, 1024u}) {
         for (bool parallel : {false, true}) {
             for (Expr e : {Expr::Grad, Expr::DivGrad, Expr::Diffusion, Expr::Advection, Expr::Depth4}) {
-                for (Variant v : {Variant::Direct, Variant::Shmem, Variant::Auto, Variant::Hand}) {
+                for (Variant v : {Variant::Direct, Variant::Shmem, Variant::Auto, Variant::Hand, Variant::Kokkos}) {
+#if defined(STRATA_BENCH_KOKKOS)
+                    if (v == Variant::Kokkos && (parallel || e != Expr::Diffusion)) continue;
+#else
+                    if (v == Variant::Kokkos) continue;
+#endif
                     std::string const name = std::string("operators/") + (parallel ? "openmp" : "serial") + "/" +
                                              exprName(e) + "/" + variantName(v) + "/" + std::to_string(levels);
                     if (parallel)
