@@ -1,4 +1,6 @@
-// Evaluating an expression into a field: `evaluate(backend, dest, expr, engine, options)`.
+// Evaluating an expression into a field: `evaluate(backend, dest, expr, engine, options)`, or adding it to the field:
+// `evaluateAdd(backend, dest, expr, engine, options)` (dest += expr in the same pass: no scratch field, no second
+// launch; the bits are those of evaluating into a scratch field of dest's type and adding that).
 //
 // Engines
 //   Direct   every output point evaluates the whole tree from global memory (a stencil's arguments are recomputed at
@@ -195,6 +197,16 @@ STRATA_HD inline uint32_t columnsPerBlock(uint32_t levels) {
     return levels >= engineBlockDomSize ? 1u : engineBlockDomSize / levels;
 }
 
+// Writes (or, with Add, adds to) one destination value.
+template <bool Add, class D, class T>
+STRATA_HD void store(D& slot, T value) {
+    if constexpr (Add)
+        slot = slot + value;
+    else
+        slot = value;
+}
+
+template <bool Add>
 struct DirectKernel {
     static constexpr uint32_t blockDomSize = engineBlockDomSize;
     template <class W, class E, class T, class S>
@@ -209,12 +221,14 @@ struct DirectKernel {
             forEachColumnLevel<E::reach>(worker, interiorLevels, ncols, 0u, dest.levels, dest.levels,
                                          [&](uint32_t c, uint32_t k, auto interior) {
                                              DirectCtx<decltype(interior)::value> const ctx{grid, col0 + c};
-                                             dest(col0 + c, Level{k}) = static_cast<T>(expr.eval(ctx, Level{k}));
+                                             store<Add>(dest(col0 + c, Level{k}),
+                                                        static_cast<T>(expr.eval(ctx, Level{k})));
                                          });
         }
     }
 };
 
+template <bool Add>
 struct ShmemKernel {
     static constexpr uint32_t blockDomSize = engineBlockDomSize;
 
@@ -232,7 +246,7 @@ struct ShmemKernel {
             stageFrom<1>(worker, expr, state);
             state.template forEachLevel<E::reach>(k0, k1 - k0, dest.levels, [&](uint32_t c, uint32_t i, auto interior) {
                 auto const ctx = state.template ctx<decltype(interior)::value>(c);
-                dest(col0 + c, Level{k0} + i) = static_cast<T>(expr.eval(ctx, Level{k0} + i));
+                store<Add>(dest(col0 + c, Level{k0} + i), static_cast<T>(expr.eval(ctx, Level{k0} + i)));
             });
             if (task + worker.gridDomSize() < launch.tasks) worker.sync(); // the next task reuses the buffers
         }
@@ -284,7 +298,47 @@ struct PointKernel {
     }
 };
 
+// f(i, col, k) for i < Fields, for the columns of each block in turn: field by field within a block, so that a
+// kernel over several fields keeps the few streams of one field at a time (seven fields' streams at once thrash the
+// L1 sets when the fields share their alignment: measured, docs/performance.md). A GPU block takes the columns of
+// 256 items; a CPU block (one worker) about 32768 points, 256 KiB of a field, long enough for the prefetchers.
+template <uint32_t Fields>
+struct FieldsPointKernel {
+    static constexpr uint32_t blockDomSize = 256;
+    template <bool OneWorker>
+    STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) {
+        if constexpr (OneWorker)
+            return levels >= 32768u ? 1u : 32768u / levels;
+        else
+            return detail::columnsPerBlock(levels);
+    }
+    template <class W, class F>
+    STRATA_HD void operator()(W const& worker, F const& f, uint32_t columns, uint32_t levels) const {
+        uint32_t const perBlock = columnsPerBlock<oneWorker<W>>(levels);
+        for (uint32_t b = worker.blockDomIdx(); b * perBlock < columns; b += worker.gridDomSize()) {
+            uint32_t const col0 = b * perBlock;
+            uint32_t const ncols = columns - col0 < perBlock ? columns - col0 : perBlock;
+            for (uint32_t i = 0; i < Fields; ++i)
+                forEachColumnLevel<0>(worker, false, ncols, 0u, levels, levels,
+                                      [&](uint32_t c, uint32_t k, auto) { f(i, col0 + c, k); });
+        }
+    }
+};
+
 } // namespace detail
+
+// f(i, col, k) for i < Fields and every level of every column: one kernel over several fields of the same shape
+// (the model's Runge-Kutta stages over its seven prognostic fields), one launch instead of Fields.
+template <uint32_t Fields, class Backend, class F>
+void forEachPointOfFields(Backend const& backend, uint32_t columns, uint32_t levels, F const& f) {
+    if (columns == 0 || levels == 0) return;
+    using K = detail::FieldsPointKernel<Fields>;
+    uint32_t const perBlock = K::template columnsPerBlock<detail::oneWorkerBackend<Backend>>(levels);
+    uint32_t const blocks = (columns + perBlock - 1) / perBlock;
+    lockstep::launch(backend,
+                     lockstep::config(blocks < detail::PointKernel::maxGrid ? blocks : detail::PointKernel::maxGrid),
+                     K{}, f, columns, levels);
+}
 
 // f(col, k) for every level of every column of a `columns` x `levels` field, with the engines' column walk: the
 // pointwise kernels that are not expressions (a functor struct, so that nvcc compiles the same code for Cuda).
@@ -364,10 +418,10 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
     return plan;
 }
 
-// Evaluates `expr` into every level of every column of `dest`. Returns the plan that was used.
-template <class Backend, class T, class S, class X>
-EvalPlan evaluate(Backend const& backend, Field<T, S>& dest, X const& x, Engine engine = Engine::Auto,
-                  EngineOptions const& options = {}) {
+namespace detail {
+template <bool Add, class Backend, class T, class S, class X>
+EvalPlan evaluateInto(Backend const& backend, Field<T, S>& dest, X const& x, Engine engine,
+                      EngineOptions const& options) {
     auto expr = asExpr(x);
     using E = decltype(expr);
     static_assert(std::is_same_v<typename E::Stagger, S> || std::is_same_v<typename E::Stagger, AnyStagger>,
@@ -395,7 +449,7 @@ EvalPlan evaluate(Backend const& backend, Field<T, S>& dest, X const& x, Engine 
     if (dest.columns() == 0) return plan;
     GridView const grid = dest.grid().view(Backend::memSpace);
     if (plan.engine == Engine::Direct) {
-        lockstep::launch(backend, lockstep::config(plan.blocks), detail::DirectKernel{}, expr, destView, grid,
+        lockstep::launch(backend, lockstep::config(plan.blocks), detail::DirectKernel<Add>{}, expr, destView, grid,
                          options.interiorLevels);
     } else {
         detail::ShmemLaunch const launch{plan.columnsPerBlock,
@@ -405,10 +459,26 @@ EvalPlan evaluate(Backend const& backend, Field<T, S>& dest, X const& x, Engine 
                                              plan.tiles,
                                          plan.sharedBytesPerColumn,
                                          options.interiorLevels};
-        lockstep::launch(backend, lockstep::configSMem(plan.blocks, plan.sharedBytes), detail::ShmemKernel{}, expr,
+        lockstep::launch(backend, lockstep::configSMem(plan.blocks, plan.sharedBytes), detail::ShmemKernel<Add>{}, expr,
                          destView, grid, launch);
     }
     return plan;
+}
+} // namespace detail
+
+// Evaluates `expr` into every level of every column of `dest`. Returns the plan that was used.
+template <class Backend, class T, class S, class X>
+EvalPlan evaluate(Backend const& backend, Field<T, S>& dest, X const& x, Engine engine = Engine::Auto,
+                  EngineOptions const& options = {}) {
+    return detail::evaluateInto<false>(backend, dest, x, engine, options);
+}
+
+// dest += expr at every level of every column, in one pass (the fused form of evaluating into a scratch field and
+// adding it: the same bits). `dest` must not be an operand of `expr`, as for evaluate.
+template <class Backend, class T, class S, class X>
+EvalPlan evaluateAdd(Backend const& backend, Field<T, S>& dest, X const& x, Engine engine = Engine::Auto,
+                     EngineOptions const& options = {}) {
+    return detail::evaluateInto<true>(backend, dest, x, engine, options);
 }
 
 } // namespace strata::ops

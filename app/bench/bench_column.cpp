@@ -109,14 +109,14 @@ void thomasHand(Data& dt, CenterField& out) {
             double const* ccol = &c(col, 0);
             double const* dc = &d(col, 0);
             double* xc = &x(col, 0);
-            double pivot = bc[0];
-            if (n > 1) cp[0] = ccol[0] / pivot;
-            xc[0] = dc[0] / pivot;
+            double inverse = 1.0 / bc[0];
+            if (n > 1) cp[0] = ccol[0] * inverse;
+            xc[0] = dc[0] * inverse;
             for (uint32_t k = 1; k < n; ++k) {
                 double const ak = ac[k];
-                pivot = bc[k] - ak * cp[k - 1];
-                if (k + 1 < n) cp[k] = ccol[k] / pivot;
-                xc[k] = (dc[k] - ak * xc[k - 1]) / pivot;
+                inverse = 1.0 / (bc[k] - ak * cp[k - 1]);
+                if (k + 1 < n) cp[k] = ccol[k] * inverse;
+                xc[k] = (dc[k] - ak * xc[k - 1]) * inverse;
             }
             for (uint32_t k = n - 1; k-- > 0;)
                 xc[k] = xc[k] - cp[k] * xc[k + 1];

@@ -22,11 +22,13 @@
 #pragma once
 
 #include "core/backend.hpp"
+#include "core/lockstep.hpp"
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -109,6 +111,50 @@ double triadReference() {
         static double const bw = measureTriad(false);
         return bw;
     }
+}
+
+// The cost of one transcendental function of the kinds the model evaluates (exp, log, pow, sin, sqrt in turn, on
+// arguments of the model's ranges), seconds per call: the best of 5 passes of 2^20 calls, measured once.
+inline double transcendentalSeconds() {
+    static double const seconds = [] {
+        constexpr int calls = 1 << 20;
+        double best = 1e9;
+        for (int pass = 0; pass < 5; ++pass) {
+            double sum = 0;
+            auto const t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < calls; i += 5) {
+                double const x = 0.5 + 1e-6 * i;
+                sum += std::exp(-x) + std::log(x) + std::pow(x, 0.2857) + std::sin(x) + std::sqrt(x);
+            }
+            benchmark::DoNotOptimize(sum);
+            best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / calls);
+        }
+        return best;
+    }();
+    return seconds;
+}
+
+// The cost of launching a kernel that does nothing, one block, on Backend (OpenMP: a fork and join of its
+// threads), seconds: the best of 5 passes of 2000 launches, measured once per backend.
+struct EmptyKernel {
+    template <class W>
+    STRATA_HD void operator()(W const&) const {}
+};
+template <class Backend>
+double launchSeconds() {
+    static double const seconds = [] {
+        constexpr int launches = 2000;
+        double best = 1e9;
+        for (int pass = 0; pass < 5; ++pass) {
+            auto const t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < launches; ++i)
+                lockstep::launch(Backend{}, lockstep::config<1>(1), EmptyKernel{});
+            best =
+                std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / launches);
+        }
+        return best;
+    }();
+    return seconds;
 }
 
 inline int threadsOf(bool parallel) {

@@ -10,6 +10,15 @@
 // prognostic fields T, u, v, q, qc, qr and tracer read once and written once); a step reads and writes far more
 // (reference state, tendencies, RK stages, tridiagonal coefficients), so the percentage of the triad is a lower
 // bound of what a step moves.
+//
+// The cost model of the step (docs/performance.md): for every part of the step (each process, and "model" for the
+// step's own copies and Runge-Kutta stages), its minimum bytes and transcendental functions (StepCost, stated by the
+// process) and its kernel launches (counted), turned into a time with the triad bandwidth, the cost of one
+// transcendental function and of one empty launch, all three measured in this process:
+//   model time = max(bytes / triad bandwidth, transcendentals x t_transcendental) + launches x t_launch
+// Counters per part P: P.ms (measured, per step), P.model_ms, P.launches, P.min_bytes, P.transcendentals; for the
+// step: launches_per_step, cost_model_ms and x_cost_model (measured time / model time). scripts/plot_bench
+// --cost-model prints them as a table.
 #include "app/bench/bench_common.hpp"
 #include "app/config.hpp"
 #include "app/model/decomposition.hpp"
@@ -18,6 +27,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -52,12 +62,39 @@ void bmModelStep(benchmark::State& state, std::string const& engine, uint32_t nl
     app::Model<Backend> model(cfg, Backend{}, comm, horizontal, decomp);
     model.checkStability();
     model.step(); // first touch of every buffer
+    model.resetProfile();
     for (auto _ : state) {
         model.step();
         benchmark::ClobberMemory();
     }
     double const cells = static_cast<double>(decomp.local) * cfg.vertical.levels;
     bench::reportThroughput<Backend>(state, cells, 112.0 * cells);
+
+    double const steps = static_cast<double>(state.iterations());
+    double const bandwidth = bench::triadReference<Backend>();
+    double const tTranscendental = bench::transcendentalSeconds(), tLaunch = bench::launchSeconds<Backend>();
+    double launches = 0, modelSeconds = 0, measuredSeconds = 0;
+    for (auto const& part : model.profile()) {
+        double const bytes = part.cost.bytesPerCell * cells + part.cost.bytesPerColumn * decomp.local;
+        double const transcendentals =
+            part.cost.transcendentalsPerCell * cells + part.cost.transcendentalsPerColumn * decomp.local;
+        double const partLaunches = static_cast<double>(part.launches) / steps;
+        double const partModel =
+            std::max(bytes / bandwidth, transcendentals * tTranscendental) + partLaunches * tLaunch;
+        state.counters[part.name + ".ms"] = 1e3 * part.seconds / steps;
+        state.counters[part.name + ".model_ms"] = 1e3 * partModel;
+        state.counters[part.name + ".launches"] = partLaunches;
+        state.counters[part.name + ".min_bytes"] = bytes;
+        state.counters[part.name + ".transcendentals"] = transcendentals;
+        launches += partLaunches;
+        modelSeconds += partModel;
+        measuredSeconds += part.seconds / steps;
+    }
+    state.counters["launches_per_step"] = launches;
+    state.counters["cost_model_ms"] = 1e3 * modelSeconds;
+    state.counters["x_cost_model"] = modelSeconds > 0 ? measuredSeconds / modelSeconds : 0.0;
+    state.counters["t_transcendental_ns"] = 1e9 * tTranscendental;
+    state.counters["t_launch_us"] = 1e6 * tLaunch;
     state.counters["columns"] = decomp.local;
     state.counters["levels"] = cfg.vertical.levels;
     std::string label;

@@ -7,6 +7,7 @@
 #include "operators/field.hpp"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace strata::app {
@@ -29,6 +30,31 @@ struct RkStage {
     double b, dt;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
         u(c, k) = u0(c, k) + b * ((u(c, k) - u0(c, k)) + dt * f(c, k));
+    }
+};
+
+// The step's own passes over all N prognostic fields in one kernel each (ops::forEachPointOfFields: one launch, not
+// N; field i of a block at a time):
+//   StartStep   u0 = u and t = 0 (the step's start value, the first stage's tendencies zeroed)
+//   StageAll    the RkStage update of every field, then its tendency zeroed for the next stage (read here anyway)
+// The arithmetic of each field is RkStage's: the same bits as one kernel per field.
+template <std::size_t N>
+struct StartStep {
+    CenterView u0[N], t[N];
+    CenterConst u[N];
+    STRATA_HD void operator()(uint32_t i, uint32_t c, uint32_t k) const {
+        u0[i](c, k) = u[i](c, k);
+        t[i](c, k) = 0.0;
+    }
+};
+template <std::size_t N>
+struct StageAll {
+    CenterView u[N], f[N];
+    CenterConst u0[N];
+    double b, dt;
+    STRATA_HD void operator()(uint32_t i, uint32_t c, uint32_t k) const {
+        u[i](c, k) = u0[i](c, k) + b * ((u[i](c, k) - u0[i](c, k)) + dt * f[i](c, k));
+        f[i](c, k) = 0.0;
     }
 };
 

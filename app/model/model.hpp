@@ -21,6 +21,7 @@
 #include "operators/column/integrals.hpp"
 #include "operators/operators.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -160,15 +161,53 @@ public:
             p->checkStability(ctx);
     }
 
+    // Where a step's time and kernel launches go: one entry per process (its prepareStep, addTendencies and
+    // implicitStep together) and a last one, "model", for the step's own work (copies, zeroing, Runge-Kutta stages,
+    // the budget ledger), each with its share of the cost model (StepCost). Sums over the steps since the model was
+    // made or resetProfile() was called. Launches are synchronous on the CPU backends; on Cuda a part's seconds
+    // count what the host waited for.
+    struct PartProfile {
+        std::string name;
+        uint64_t launches = 0;
+        double seconds = 0;
+        StepCost cost;
+    };
+    std::vector<PartProfile> profile() const {
+        std::vector<PartProfile> out;
+        auto const totals = [&](std::size_t part) { return part < m_profile.size() ? m_profile[part] : PartTotals{}; };
+        for (std::size_t i = 0; i < m_processes.size(); ++i)
+            out.push_back({m_processes[i]->name(), totals(i).launches, totals(i).seconds, m_processes[i]->stepCost()});
+        // The step's own passes: u0 = u and the tendencies zeroed (7 fields in, 14 out), per stage the update
+        // u = u0 + b ((u - u0) + dt f) with the tendency zeroed after it (u, u0, f in, u and f out).
+        double const count = Prognostics::count;
+        double const bytes = 24 * count + (hasExplicit() ? 3 * 40 * count : 0.0);
+        out.push_back({"model", totals(m_processes.size()).launches, totals(m_processes.size()).seconds,
+                       StepCost{bytes, 0, 0, 0, "u0 = u; per stage: tendencies zeroed, the stage update"}});
+        return out;
+    }
+    void resetProfile() { std::fill(m_profile.begin(), m_profile.end(), PartTotals{}); }
+
     void step() {
         auto ctx = context();
         m_budget.reset();
-        for (auto& p : m_processes)
-            p->prepareStep(ctx);
+        m_profile.resize(m_processes.size() + 1);
+        std::size_t const own = m_processes.size();
+        std::vector<PartTotals> const before = m_profile;
+        auto const stepStart = std::chrono::steady_clock::now();
+        uint64_t const stepLaunches = lockstep::launchCounter().load(std::memory_order_relaxed);
+        auto timed = [&](std::size_t part, auto&& work) {
+            auto const t0 = std::chrono::steady_clock::now();
+            uint64_t const l0 = lockstep::launchCounter().load(std::memory_order_relaxed);
+            work();
+            m_profile[part].launches += lockstep::launchCounter().load(std::memory_order_relaxed) - l0;
+            m_profile[part].seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        };
+        for (std::size_t i = 0; i < m_processes.size(); ++i)
+            timed(i, [&] { m_processes[i]->prepareStep(ctx); });
 
         Prognostics& u = m_state.now;
         Prognostics& u0 = m_state.start;
-        copy(u0, u);
+        startStep(u0, m_state.tendency, u); // u0 = u, tendencies 0
         double const dt = m_cfg.time.dt;
         struct StageCoefficients {
             double b, weight; // u = (1 - b) u0 + b (u + dt F(u)); the stage's weight in the step
@@ -179,19 +218,27 @@ public:
             for (int i = 0; i < 3; ++i) {
                 auto const& st = stages[i];
                 ctx.time = stageTime[i];
-                zero(m_state.tendency);
-                for (auto& p : m_processes)
-                    p->addTendencies(ctx, u, m_state.tendency, dt * st.weight);
-                rkStage(u, u0, m_state.tendency, st.b, dt);
+                for (std::size_t p = 0; p < m_processes.size(); ++p)
+                    timed(p, [&] { m_processes[p]->addTendencies(ctx, u, m_state.tendency, dt * st.weight); });
+                rkStage(u, u0, m_state.tendency, st.b, dt); // and the tendencies zeroed for the next stage
             }
         }
         ctx.time = m_time;
-        for (auto& p : m_processes)
-            p->implicitStep(ctx, u);
+        for (std::size_t p = 0; p < m_processes.size(); ++p)
+            timed(p, [&] { m_processes[p]->implicitStep(ctx, u); });
 
         m_ledger.addStep(m_budget, moved());
         m_time += dt;
         ++m_steps;
+        // The step's own work: the whole step less what its processes took.
+        uint64_t launches = lockstep::launchCounter().load(std::memory_order_relaxed) - stepLaunches;
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart).count();
+        for (std::size_t p = 0; p < own; ++p) {
+            launches -= m_profile[p].launches - before[p].launches;
+            seconds -= m_profile[p].seconds - before[p].seconds;
+        }
+        m_profile[own].launches += launches;
+        m_profile[own].seconds += seconds;
     }
 
     GlobalDiagnostics diagnostics() {
@@ -417,19 +464,28 @@ private:
         for (std::size_t i = 0; i < Prognostics::count; ++i)
             forEachPoint(m_backend, to[i]->columns(), to[i]->levels(), Copy{to[i]->view(), from[i]->view()});
     }
-    void zero(Prognostics& t) {
-        for (auto* f : t.all())
-            forEachPoint(m_backend, f->columns(), f->levels(), Fill{f->view(), 0.0});
+    // One kernel each over all seven prognostic fields (kernels.hpp).
+    void startStep(Prognostics& u0, Prognostics& t, Prognostics const& u) {
+        constexpr uint32_t n = Prognostics::count;
+        StartStep<n> k{};
+        for (std::size_t i = 0; i < n; ++i) {
+            k.u0[i] = u0.all()[i]->view();
+            k.t[i] = t.all()[i]->view();
+            k.u[i] = u.all()[i]->view();
+        }
+        ops::forEachPointOfFields<n>(m_backend, u.T.columns(), u.T.levels(), k);
     }
-    void rkStage(Prognostics& u, Prognostics const& u0, Prognostics const& f, double b, double dt) {
-        auto stage = [&](CenterField& x, CenterField const& x0, CenterField const& fx) {
-            forEachPoint(m_backend, x.columns(), x.levels(), RkStage{x.view(), x0.view(), fx.view(), b, dt});
-        };
-        auto const x = u.all();
-        auto const x0 = u0.all();
-        auto const fx = f.all();
-        for (std::size_t i = 0; i < Prognostics::count; ++i)
-            stage(*x[i], *x0[i], *fx[i]);
+    void rkStage(Prognostics& u, Prognostics const& u0, Prognostics& f, double b, double dt) {
+        constexpr uint32_t n = Prognostics::count;
+        StageAll<n> k{};
+        for (std::size_t i = 0; i < n; ++i) {
+            k.u[i] = u.all()[i]->view();
+            k.f[i] = f.all()[i]->view();
+            k.u0[i] = u0.all()[i]->view();
+        }
+        k.b = b;
+        k.dt = dt;
+        ops::forEachPointOfFields<n>(m_backend, u.T.columns(), u.T.levels(), k);
     }
 
     struct StateCheck {
@@ -517,6 +573,11 @@ private:
     CenterField m_weighted;
     std::array<std::vector<double>, budgetCount> m_moved;
     std::vector<std::unique_ptr<Process<Backend>>> m_processes;
+    struct PartTotals {
+        uint64_t launches = 0;
+        double seconds = 0;
+    };
+    std::vector<PartTotals> m_profile; // per process, then the model's own (profile())
     double m_time = 0;
     uint64_t m_steps = 0;
     bool m_hasTestProcess = false;

@@ -84,6 +84,12 @@ public:
             ctx.budget.add(HeatBudget, c, moist::latentHeat * m_column.host()[c]);
     }
 
+    StepCost stepCost() const override {
+        // T and q read and written, p read, rho0 and exner0 read for the two budget integrals (2 values per column);
+        // one exp per cell (q_sat).
+        return {32.0 + 8.0 + 16.0, 16.0, 1.0, 0.0, "T, q in and out; p, rho0, exner0 in; exp per cell (q_sat)"};
+    }
+
     bool outputSurface(std::string const& name, std::vector<double>& out) override {
         if (name != "precipitation_flux") return false;
         m_precipitation.takeMean(out);
@@ -195,6 +201,12 @@ public:
         }
         for (auto* m : {&m_sensible, &m_latent, &m_evaporation})
             m->tick(ctx.dt);
+    }
+
+    StepCost stepCost() const override {
+        // Per column, the lowest level only: T, q, u, v read and written (64 B), rho0, rho_face, p_face, SST read
+        // (32 B), exner0 for the budget (8 B), two fluxes out (16 B); a sqrt and an exp (q_sat at the surface).
+        return {0.0, 64.0 + 32.0 + 8.0 + 16.0, 0.0, 2.0, "lowest level of each column; sqrt and exp per column"};
     }
 
     bool outputSurface(std::string const& name, std::vector<double>& out) override {

@@ -83,6 +83,20 @@ struct StepContext {
     std::function<double(double)> globalMax = [](double x) { return x; };
 };
 
+// A process's share of the model step's cost model (docs/performance.md, "The model step against its cost model"),
+// per step, per cell (column x level) and per column (surface and boundary work):
+//   bytes            the least the process moves as the step is structured, one pass over the fields per call (three
+//                    Runge-Kutta stages for explicit tendencies, one call for an implicit step or a step set-up):
+//                    every field a call needs read once, every field it changes read and written once, 8 bytes a
+//                    value; temporaries (scratch fields, tridiagonal coefficients, staged values) are assumed to stay
+//                    in fast memory. What the process moves beyond that is what fusion could save.
+//   transcendentals  exp, log, pow, sin, cos and sqrt the process evaluates per step, as implemented.
+struct StepCost {
+    double bytesPerCell = 0, bytesPerColumn = 0;
+    double transcendentalsPerCell = 0, transcendentalsPerColumn = 0;
+    std::string basis; // what was counted, in words
+};
+
 template <class Backend>
 class Process {
 public:
@@ -103,6 +117,8 @@ public:
     virtual bool outputSurface(std::string const&, std::vector<double>&) { return false; }
     // State the process carries from step to step (running means), for restart files; most carry none.
     virtual void restartEntries(std::vector<RestartEntry>&) {}
+    // Its share of the step's cost model (StepCost); a process that states none counts as free.
+    virtual StepCost stepCost() const { return {0, 0, 0, 0, "not stated"}; }
 };
 
 namespace detail {
@@ -241,14 +257,14 @@ struct ImplicitCoefficients {
     bool noSlip; // psi = 0 on the bottom face (winds over a no-slip ground): the half cell below center 0 conducts
     STRATA_HD void operator()(uint32_t col, uint32_t k) const {
         uint32_t const n = grid.n();
-        double const m = rho(col, k) * grid.dzCenter[k];
-        double const below = k > 0 ? rhoK(col, k) / grid.dzFace[k] : 0.0;
-        double const above = k + 1 < n ? rhoK(col, k + 1) / grid.dzFace[k + 1] : 0.0;
-        double const ground = k == 0 && noSlip ? dt * rhoK(col, 0) / grid.dzFace[0] / m : 0.0;
-        a(col, k) = -dt * below / m;
-        c(col, k) = -dt * above / m;
+        double const perMass = 1.0 / (rho(col, k) * grid.dzCenter[k]); // the one division: 1 / m
+        double const below = k > 0 ? rhoK(col, k) * grid.rdzFace[k] : 0.0;
+        double const above = k + 1 < n ? rhoK(col, k + 1) * grid.rdzFace[k + 1] : 0.0;
+        double const ground = k == 0 && noSlip ? dt * rhoK(col, 0) * grid.rdzFace[0] * perMass : 0.0;
+        a(col, k) = -dt * below * perMass;
+        c(col, k) = -dt * above * perMass;
         b(col, k) = 1.0 - a(col, k) - c(col, k) + ground;
-        d(col, k) = psi(col, k) + (k == 0 ? dt * surfaceFlux[col] / m : 0.0);
+        d(col, k) = psi(col, k) + (k == 0 ? dt * surfaceFlux[col] * perMass : 0.0);
     }
 };
 
@@ -363,24 +379,20 @@ public:
             return ops::DivergenceF2C{ops::SetValue{ops::ColumnValues<double>{negatedSurfaceFlux.device()}},
                                       ops::SetValue{0.0}};
         };
-        ops::evaluate(ctx.backend, s.scratch, s.exner * (div(m_negHeat)(m_rhoK * grad(u.T / s.exner)) / s.rho),
-                      ctx.engine);
-        detail::accumulate(ctx.backend, t.T, s.scratch);
-        ops::evaluate(ctx.backend, s.scratch, div(m_negMoisture)(m_rhoK * grad(u.q)) / s.rho, ctx.engine);
-        detail::accumulate(ctx.backend, t.q, s.scratch);
-        ops::evaluate(ctx.backend, s.scratch, div(m_negTracer)(m_rhoK * grad(u.tracer)) / s.rho, ctx.engine);
-        detail::accumulate(ctx.backend, t.tracer, s.scratch);
+        ops::evaluateAdd(ctx.backend, t.T, s.exner * (div(m_negHeat)(m_rhoK * grad(u.T / s.exner)) / s.rho),
+                         ctx.engine);
+        ops::evaluateAdd(ctx.backend, t.q, div(m_negMoisture)(m_rhoK * grad(u.q)) / s.rho, ctx.engine);
+        ops::evaluateAdd(ctx.backend, t.tracer, div(m_negTracer)(m_rhoK * grad(u.tracer)) / s.rho, ctx.engine);
         // Winds: no stress through the top; at the ground either u = v = 0 on the face (no-slip: the bottom face's
         // flux comes from the gradient over the half cell) or no stress (free-slip).
         auto momentum = [&](CenterField const& x, CenterField& tx) {
             if (noSlip()) {
                 auto const gradNoSlip = ops::GradientC2F{ops::SetValue{0.0}, ops::SetGradient{0.0}};
                 auto const divNoSlip = ops::DivergenceF2C<ops::NoBC, ops::SetValue<double>>{{}, ops::SetValue{0.0}};
-                ops::evaluate(ctx.backend, s.scratch, divNoSlip(m_rhoK * gradNoSlip(x)) / s.rho, ctx.engine);
+                ops::evaluateAdd(ctx.backend, tx, divNoSlip(m_rhoK * gradNoSlip(x)) / s.rho, ctx.engine);
             } else {
-                ops::evaluate(ctx.backend, s.scratch, div(m_noFlux)(m_rhoK * grad(x)) / s.rho, ctx.engine);
+                ops::evaluateAdd(ctx.backend, tx, div(m_noFlux)(m_rhoK * grad(x)) / s.rho, ctx.engine);
             }
-            detail::accumulate(ctx.backend, tx, s.scratch);
         };
         momentum(u.u, t.u);
         momentum(u.v, t.v);
@@ -406,6 +418,24 @@ public:
         solve(u.tracer, m_tracer);
         solve(u.u, m_noFlux, noSlip());
         solve(u.v, m_noFlux, noSlip());
+    }
+
+    StepCost stepCost() const override {
+        // Set-up once per step: K on faces (reads p_face, writes rho0 K: 24 B per face with rho_face; the
+        // Reed-Jablonowski profile reads u, v at the lowest level and takes a sqrt and, above 850 hPa, an exp per
+        // face) and the surface fluxes per column (rho_face in, 6 values out: 56 B).
+        double const perFace = m_cfg.profile == DiffusionProfile::ReedJablonowski ? 2.0 : 0.0;
+        StepCost c{24.0, 56.0 + (m_cfg.profile == DiffusionProfile::ReedJablonowski ? 16.0 : 0.0), perFace, perFace,
+                   ""};
+        // Five variables (T, q, tracer, u, v) share rho0, exner0 and rho0 K (24 B); each is read and written (16 B).
+        if (m_cfg.mode == DiffusionMode::Explicit) {
+            c.bytesPerCell += 3 * (24.0 + 5 * 24.0); // per stage: psi read, tendency read and written
+            c.basis = "3 stages x (5 variables x 24 B + rho0, exner0, rho0 K) + K set-up";
+        } else {
+            c.bytesPerCell += 24.0 + 5 * 16.0; // one implicit solve per variable, Thomas sweeps in fast memory
+            c.basis = "5 tridiagonal solves (psi in and out, rho0, exner0, rho0 K) + K set-up";
+        }
+        return c;
     }
 
     bool outputFace(Backend const& backend, std::string const& name, FaceField& out) override {
@@ -494,6 +524,7 @@ public:
         auto peak = ctx; // a time-dependent amplitude is checked at its peak
         if (m_cfg.duration > 0) peak.time = 0.5 * m_cfg.duration;
         setVelocity(peak);
+        m_velocityReady = false; // w now holds the peak's: the step sets its own
         m_w.toHost();
         auto const& dzc = ctx.state.grid->dzCenter();
         std::size_t const cells = dzc.size();
@@ -509,8 +540,12 @@ public:
     }
 
     void prepareStep(StepContext<Backend>& ctx) override {
-        setVelocity(ctx);
-        ops::evaluate(ctx.backend, m_rhoW, ctx.state.rhoFace * m_w, ctx.engine);
+        // A steady w (and rho0 w: the reference state is fixed in time) is set once, not every step.
+        if (m_cfg.duration > 0 || !m_velocityReady) {
+            setVelocity(ctx);
+            ops::evaluate(ctx.backend, m_rhoW, ctx.state.rhoFace * m_w, ctx.engine);
+            m_velocityReady = true;
+        }
     }
 
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double weight) override {
@@ -525,6 +560,18 @@ public:
         add(ctx, m_cfg.positiveScheme, t.qc, u.qc, 1.0, WaterBudget, 1.0, weight);
         add(ctx, m_cfg.positiveScheme, t.qr, u.qr, 1.0, WaterBudget, 1.0, weight);
         add(ctx, m_cfg.positiveScheme, t.tracer, u.tracer, 1.0, TracerBudget, 1.0, weight);
+    }
+
+    StepCost stepCost() const override {
+        // Per stage, five advected variables (theta, q, qc, qr, tracer): psi read and its tendency read and written
+        // (5 x 24 B), shared rho0, exner0 and rho0 w (24 B); the budget's column integrals (5 values per column).
+        // A time-dependent w (duration > 0) is set at the step's start and at every stage: rho_face in, w and rho0 w
+        // out (24 B per face) and a sin per face, 4 times; a steady one once, before the first step.
+        bool const unsteady = m_cfg.duration > 0;
+        double const sets = unsteady ? 4.0 : 0.0;
+        return {3 * (24.0 + 5 * 24.0) + sets * 24.0, 3 * 5 * 8.0 + sets * 24.0, sets, sets,
+                unsteady ? "3 stages x (5 variables x 24 B + rho0, exner0, rho0 w) + w 4 times, a sin per face"
+                         : "3 stages x (5 variables x 24 B + rho0, exner0, rho0 w); w steady, set once"};
     }
 
     bool outputFace(Backend const& backend, std::string const& name, FaceField& out) override {
@@ -565,8 +612,8 @@ private:
         State& s = ctx.state;
         auto const massDivergence = div(m_rhoW);
         auto const tend = [&](auto const& flux) {
-            ops::evaluate(ctx.backend, s.scratch, -(factor * ((div(flux(m_rhoW, psi)) - psi * massDivergence) / s.rho)),
-                          ctx.engine);
+            ops::evaluateAdd(ctx.backend, tendency,
+                             -(factor * ((div(flux(m_rhoW, psi)) - psi * massDivergence) / s.rho)), ctx.engine);
             if (!open()) return;
             ops::evaluate(ctx.backend, m_faceFlux, flux(m_rhoW, psi), ctx.engine);
             m_faceFlux.toHost();
@@ -580,7 +627,6 @@ private:
             tend(ops::UpwindLimitedProductC2F{ops::FirstOrderOneSided{}, ops::FirstOrderOneSided{}});
         else
             tend(ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}});
-        detail::accumulate(ctx.backend, tendency, s.scratch);
 
         detail::integrateColumns(ctx.backend, m_source, m_column, psi * massDivergence);
         for (uint32_t c = 0; c < s.columns; ++c)
@@ -607,6 +653,7 @@ private:
 
     AdvectionConfig m_cfg;
     mutable FaceField m_w;
+    mutable bool m_velocityReady = false; // w and rho0 w hold the steady profile
     FaceField m_rhoW, m_faceFlux;
     CenterField m_source;
     core::Buffer<double> m_column;
@@ -715,6 +762,13 @@ public:
             }
     }
 
+    StepCost stepCost() const override {
+        // Per stage: T, u, v, Teq, kT, kv, rho0 and exner0 read (64 B), the tendencies of T, u, v read and written
+        // (48 B), the heating's column integral (8 B per column). Teq, kT and kv are computed once, at start.
+        return {3 * (64.0 + 48.0), 3 * 8.0, 0.0, 0.0,
+                "3 stages x (T, u, v, Teq, kT, kv, rho0, exner0 in; 3 tendencies in and out)"};
+    }
+
     CenterField const& equilibriumTemperature() const { return m_teq; }
     CenterField const& relaxationRate() const { return m_kt; }
     CenterField const& frictionRate() const { return m_kv; }
@@ -776,6 +830,11 @@ public:
         forEachPoint(ctx.backend, ctx.state.columns, t.u.levels(),
                      CoriolisTendency{t.u.view(), t.v.view(), std::as_const(u.u).view(), std::as_const(u.v).view(),
                                       m_f.device(), m_cfg.ug, m_cfg.vg});
+    }
+
+    StepCost stepCost() const override {
+        // Per stage: u, v read, the tendencies of u, v read and written; f per column.
+        return {3 * (16.0 + 32.0), 3 * 8.0, 0.0, 0.0, "3 stages x (u, v in; 2 tendencies in and out)"};
     }
 
 private:

@@ -20,11 +20,19 @@
 #include "core/lockstep/block_cfg.hpp"
 #include "core/lockstep/worker.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <typeinfo>
 
 namespace strata::lockstep {
+
+// Kernel launches this process has made, every backend together (launches of an empty grid not counted): the
+// benchmarks' launch counts per model step and per process. One relaxed atomic increment per launch.
+inline std::atomic<uint64_t>& launchCounter() {
+    static std::atomic<uint64_t> count{0};
+    return count;
+}
 
 template <class DomSizeND>
 struct LaunchCfg {
@@ -90,6 +98,7 @@ template <class Backend, class Dom, class Kernel, class... Args>
 void launch(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& kernel, Args const&... args) {
     using Cfg = typename detail::ResolveBlockCfg<Kernel, Dom>::type;
     if (cfg.gridSize == 0) return;
+    launchCounter().fetch_add(1, std::memory_order_relaxed);
     if constexpr (std::is_same_v<Backend, core::Cuda>) {
 #if defined(__CUDACC__)
         detail::launchCuda<Cfg>(backend, cfg, kernel, args...);

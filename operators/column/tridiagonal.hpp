@@ -147,7 +147,13 @@ Tridiag solveTridiagonal(Backend const& backend, Field<T, Center> const& a, Fiel
     detail::TridiagViews<T> const views{a.view(), b.view(), c.view(), d.view(), x.view()};
     if (chosen == Tridiag::Thomas) {
         T* const scratch = detail::thomasScratch<T>(Backend::memSpace, std::size_t{columns} * x.stride());
-        threaded::threaded(backend, threaded::independent(columns), detail::TridiagThomasBody<T>{views, scratch});
+        if constexpr (std::is_same_v<Backend, core::Serial> || std::is_same_v<Backend, core::OpenMP>) {
+            constexpr uint32_t group = 8; // columns interleaved per worker (TridiagThomasGroupBody)
+            threaded::threaded(backend, threaded::independent((columns + group - 1) / group),
+                               detail::TridiagThomasGroupBody<T, group>{views, scratch});
+        } else {
+            threaded::threaded(backend, threaded::independent(columns), detail::TridiagThomasBody<T>{views, scratch});
+        }
     } else if (n <= 32) { // the smallest block domain that covers the column: fewer idle warps on Cuda
         detail::launchCyclicReduction<32>(backend, views);
     } else if (n <= 64) {

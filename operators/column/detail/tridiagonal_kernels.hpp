@@ -18,6 +18,7 @@ struct TridiagViews {
 
 // Thomas: forward elimination keeps the modified super-diagonal c' in `scratch` and the modified right-hand side d'
 // in x; back substitution then overwrites d' by the solution. x[k] is written only after d[k] was read, so x may be d.
+// One division per level: the reciprocal of the pivot, which c' and d' then multiply.
 template <class T>
 struct TridiagThomasBody {
     TridiagViews<T> v;
@@ -26,17 +27,59 @@ struct TridiagThomasBody {
     STRATA_HD void operator()(uint32_t col) const {
         uint32_t const n = v.x.levels;
         T* const cp = scratch + static_cast<std::size_t>(col) * v.x.stride;
-        T pivot = v.b(col, 0);
-        if (n > 1) cp[0] = v.c(col, 0) / pivot;
-        v.x(col, 0) = v.d(col, 0) / pivot;
+        T inverse = T(1) / v.b(col, 0);
+        if (n > 1) cp[0] = v.c(col, 0) * inverse;
+        v.x(col, 0) = v.d(col, 0) * inverse;
         for (uint32_t k = 1; k < n; ++k) {
             T const ak = v.a(col, k);
-            pivot = v.b(col, k) - ak * cp[k - 1];
-            if (k + 1 < n) cp[k] = v.c(col, k) / pivot; // c[n-1] is outside the matrix: never read
-            v.x(col, k) = (v.d(col, k) - ak * v.x(col, k - 1)) / pivot;
+            inverse = T(1) / (v.b(col, k) - ak * cp[k - 1]);
+            if (k + 1 < n) cp[k] = v.c(col, k) * inverse; // c[n-1] is outside the matrix: never read
+            v.x(col, k) = (v.d(col, k) - ak * v.x(col, k - 1)) * inverse;
         }
         for (uint32_t k = n - 1; k-- > 0;)
             v.x(col, k) = v.x(col, k) - cp[k] * v.x(col, k + 1);
+    }
+};
+
+// The same Thomas over G neighbouring columns at a time, level by level: each column's sweep is a chain of dependent
+// operations (a division, then the next level needs its result), so one column at a time leaves the CPU waiting on
+// latency; G independent chains interleaved fill the pipeline. Every column does the operations of
+// TridiagThomasBody in the same order: the same bits. The CPU backends use G = 8 (docs/performance.md).
+template <class T, uint32_t G>
+struct TridiagThomasGroupBody {
+    TridiagViews<T> v;
+    T* scratch;
+
+    STRATA_HD void operator()(uint32_t group) const {
+        uint32_t const col0 = group * G, columns = v.x.columns;
+        if (col0 + G > columns) { // the last, partial group
+            for (uint32_t col = col0; col < columns; ++col)
+                TridiagThomasBody<T>{v, scratch}(col);
+            return;
+        }
+        uint32_t const n = v.x.levels;
+        T* cp[G];
+        T inverse[G];
+        for (uint32_t j = 0; j < G; ++j) {
+            uint32_t const col = col0 + j;
+            cp[j] = scratch + static_cast<std::size_t>(col) * v.x.stride;
+            inverse[j] = T(1) / v.b(col, 0);
+            if (n > 1) cp[j][0] = v.c(col, 0) * inverse[j];
+            v.x(col, 0) = v.d(col, 0) * inverse[j];
+        }
+        for (uint32_t k = 1; k < n; ++k)
+            for (uint32_t j = 0; j < G; ++j) {
+                uint32_t const col = col0 + j;
+                T const ak = v.a(col, k);
+                inverse[j] = T(1) / (v.b(col, k) - ak * cp[j][k - 1]);
+                if (k + 1 < n) cp[j][k] = v.c(col, k) * inverse[j];
+                v.x(col, k) = (v.d(col, k) - ak * v.x(col, k - 1)) * inverse[j];
+            }
+        for (uint32_t k = n - 1; k-- > 0;)
+            for (uint32_t j = 0; j < G; ++j) {
+                uint32_t const col = col0 + j;
+                v.x(col, k) = v.x(col, k) - cp[j][k] * v.x(col, k + 1);
+            }
     }
 };
 
