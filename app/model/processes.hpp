@@ -232,17 +232,26 @@ struct DiffusivityProfile {
 };
 
 // The boundary-layer diffusivity of RJ12 (eq. 18): K = C_E |v_a| z_a where p >= 850 hPa, decaying above as
-// exp(-((850 hPa - p) / 100 hPa)^2); |v_a| the lowest level's wind speed with gustiness, z_a its height.
+// exp(-((850 hPa - p) / 100 hPa)^2); |v_a| the lowest level's wind speed with gustiness, z_a its height. The decay
+// depends on the reference pressure only, which is fixed in time: ReedJablonowskiDecay computes it once (1 at and
+// below 850 hPa), and each step multiplies (the same bits as evaluating the exp every step).
+struct ReedJablonowskiDecay {
+    FaceView decay;
+    FaceConst pFace;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        double const above = (85000.0 - pFace(c, k)) / 10000.0;
+        decay(c, k) = pFace(c, k) >= 85000.0 ? 1.0 : exp(-above * above);
+    }
+};
 struct ReedJablonowskiDiffusivity {
     FaceView K;
-    FaceConst pFace;
+    FaceConst pFace, decay;
     CenterConst u, v;
     double za, ce, gust;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
         double const ua = u(c, 0), va = v(c, 0);
         double const k0 = ce * sqrt(ua * ua + va * va + gust * gust) * za;
-        double const above = (85000.0 - pFace(c, k)) / 10000.0;
-        K(c, k) = pFace(c, k) >= 85000.0 ? k0 : k0 * exp(-above * above);
+        K(c, k) = pFace(c, k) >= 85000.0 ? k0 : k0 * decay(c, k);
     }
 };
 
@@ -255,16 +264,18 @@ struct ImplicitCoefficients {
     ops::GridView grid;
     double dt;
     bool noSlip; // psi = 0 on the bottom face (winds over a no-slip ground): the half cell below center 0 conducts
+    bool rightHandSideOnly; // a, b, c hold this matrix already (the previous variable's): only d is written
     STRATA_HD void operator()(uint32_t col, uint32_t k) const {
         uint32_t const n = grid.n();
         double const perMass = 1.0 / (rho(col, k) * grid.dzCenter[k]); // the one division: 1 / m
+        d(col, k) = psi(col, k) + (k == 0 ? dt * surfaceFlux[col] * perMass : 0.0);
+        if (rightHandSideOnly) return;
         double const below = k > 0 ? rhoK(col, k) * grid.rdzFace[k] : 0.0;
         double const above = k + 1 < n ? rhoK(col, k + 1) * grid.rdzFace[k + 1] : 0.0;
         double const ground = k == 0 && noSlip ? dt * rhoK(col, 0) * grid.rdzFace[0] * perMass : 0.0;
         a(col, k) = -dt * below * perMass;
         c(col, k) = -dt * above * perMass;
         b(col, k) = 1.0 - a(col, k) - c(col, k) + ground;
-        d(col, k) = psi(col, k) + (k == 0 ? dt * surfaceFlux[col] * perMass : 0.0);
     }
 };
 
@@ -283,11 +294,11 @@ template <class Backend>
 class VerticalDiffusion : public Process<Backend> {
 public:
     VerticalDiffusion(DiffusionConfig const& cfg, SurfaceFluxesConfig const& surface, State& s)
-        : m_cfg(cfg), m_surface(surface), m_K(s.grid, s.columns, s.space), m_rhoK(s.grid, s.columns, s.space),
-          m_heat(s.columns, s.space), m_moisture(s.columns, s.space), m_tracer(s.columns, s.space),
-          m_negHeat(s.columns, s.space), m_negMoisture(s.columns, s.space), m_negTracer(s.columns, s.space),
-          m_noFlux(s.columns, s.space), m_a(s.grid, s.columns, s.space), m_b(s.grid, s.columns, s.space),
-          m_c(s.grid, s.columns, s.space), m_d(s.grid, s.columns, s.space) {
+        : m_cfg(cfg), m_surface(surface), m_K(s.grid, s.columns, s.space), m_decay(s.grid, s.columns, s.space),
+          m_rhoK(s.grid, s.columns, s.space), m_heat(s.columns, s.space), m_moisture(s.columns, s.space),
+          m_tracer(s.columns, s.space), m_negHeat(s.columns, s.space), m_negMoisture(s.columns, s.space),
+          m_negTracer(s.columns, s.space), m_noFlux(s.columns, s.space), m_a(s.grid, s.columns, s.space),
+          m_b(s.grid, s.columns, s.space), m_c(s.grid, s.columns, s.space), m_d(s.grid, s.columns, s.space) {
         std::fill(m_noFlux.host().begin(), m_noFlux.host().end(), 0.0);
         m_noFlux.toDevice();
     }
@@ -402,11 +413,16 @@ public:
         if (m_cfg.mode != DiffusionMode::Implicit) return;
         State& s = ctx.state;
         auto const g = s.grid->view(Backend::memSpace);
+        // The matrix depends on the ground condition only: scalars share one, the winds another (the same when the
+        // ground is free-slip), so a, b, c are written once per kind and later variables write only d.
+        int matrixOf = -1; // -1: none yet; else the noSlip flag it was built for
         auto solve = [&](CenterField& psi, core::Buffer<double> const& flux, bool noSlip = false) {
+            bool const reuse = matrixOf == static_cast<int>(noSlip);
             forEachPoint(ctx.backend, s.columns, psi.levels(),
                          ImplicitCoefficients{m_a.view(), m_b.view(), m_c.view(), m_d.view(), std::as_const(psi).view(),
                                               std::as_const(s.rho).view(), std::as_const(m_rhoK).view(), flux.device(),
-                                              g, ctx.dt, noSlip});
+                                              g, ctx.dt, noSlip, reuse});
+            matrixOf = static_cast<int>(noSlip);
             ops::solveTridiagonal(ctx.backend, m_a, m_b, m_c, m_d, psi, ops::Tridiag::Bfb);
         };
         forEachPoint(ctx.backend, s.columns, u.T.levels(),
@@ -422,9 +438,10 @@ public:
 
     StepCost stepCost() const override {
         // Set-up once per step: K on faces (reads p_face, writes rho0 K: 24 B per face with rho_face; the
-        // Reed-Jablonowski profile reads u, v at the lowest level and takes a sqrt and, above 850 hPa, an exp per
-        // face) and the surface fluxes per column (rho_face in, 6 values out: 56 B).
-        double const perFace = m_cfg.profile == DiffusionProfile::ReedJablonowski ? 2.0 : 0.0;
+        // Reed-Jablonowski profile reads u, v at the lowest level and takes a sqrt per face, its decay above
+        // 850 hPa computed once; the other profiles an exp per face) and the surface fluxes per column (rho_face in,
+        // 6 values out: 56 B).
+        double const perFace = m_cfg.profile == DiffusionProfile::Constant ? 0.0 : 1.0;
         StepCost c{24.0, 56.0 + (m_cfg.profile == DiffusionProfile::ReedJablonowski ? 16.0 : 0.0), perFace, perFace,
                    ""};
         // Five variables (T, q, tracer, u, v) share rho0, exner0 and rho0 K (24 B); each is read and written (16 B).
@@ -450,10 +467,15 @@ private:
     void setDiffusivity(StepContext<Backend>& ctx) const {
         State const& s = ctx.state;
         if (m_cfg.profile == DiffusionProfile::ReedJablonowski) {
+            if (!m_decayReady) {
+                forEachPoint(ctx.backend, s.columns, m_decay.levels(),
+                             ReedJablonowskiDecay{m_decay.view(), s.pFace.view()});
+                m_decayReady = true;
+            }
             forEachPoint(ctx.backend, s.columns, m_K.levels(),
-                         ReedJablonowskiDiffusivity{m_K.view(), s.pFace.view(), s.now.u.view(), s.now.v.view(),
-                                                    s.grid->centers()[0] - s.grid->faces()[0], m_surface.ce,
-                                                    m_surface.gustiness});
+                         ReedJablonowskiDiffusivity{
+                             m_K.view(), s.pFace.view(), std::as_const(m_decay).view(), s.now.u.view(), s.now.v.view(),
+                             s.grid->centers()[0] - s.grid->faces()[0], m_surface.ce, m_surface.gustiness});
             return;
         }
         auto const g = ctx.state.grid->view(Backend::memSpace);
@@ -465,6 +487,8 @@ private:
     DiffusionConfig m_cfg;
     SurfaceFluxesConfig m_surface;
     mutable FaceField m_K;
+    mutable FaceField m_decay;         // Reed-Jablonowski's decay above 850 hPa, fixed in time
+    mutable bool m_decayReady = false; // (computed on first use: the constructor has no backend)
     FaceField m_rhoK;
     core::Buffer<double> m_heat, m_moisture, m_tracer; // rho_face F at the surface (kinematic flux times density)
     core::Buffer<double> m_negHeat, m_negMoisture, m_negTracer;

@@ -17,7 +17,9 @@
 //   Thomas           LU without pivoting, one worker per column: it walks the column up (elimination) and down (back
 //                    substitution), n - 1 steps each, in a fixed order. Uses a scratch array of one field's size in
 //                    global memory, kept from call to call (one per host thread and memory space, grown when a call
-//                    needs more). The CPU choice: O(n) work, no shared memory, no syncs.
+//                    needs more). The CPU choice: O(n) work, no shared memory, no syncs. One division per level (the
+//                    pivot's reciprocal); on Serial and OpenMP a worker sweeps 8 columns level by level, interleaving
+//                    their dependency chains (the same operations per column, so the same bits).
 //   CyclicReduction  parallel cyclic reduction: one block per column, the workers spread over the levels; the column
 //                    is staged in block shared memory and reduced in ceil(log2 n) steps (any n >= 1, not only powers
 //                    of two), one sync each, alternating between two buffers. O(n log n) work in O(log n) steps: the
