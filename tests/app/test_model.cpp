@@ -83,6 +83,38 @@ TEST_CASE("the memory estimate equals the bytes the model allocates on the real 
     }
 }
 
+TEST_CASE("the step profile accounts for every kernel launch, and every process states its cost", "[model][profile]") {
+    // Model::profile() splits a step's launches between the processes and the step's own work: their sum must be the
+    // launches the step made (lockstep::launchCounter), the same every step, and no part of the default case may
+    // come without its cost model (Process::stepCost, docs/performance.md).
+    auto const config = app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/default.yaml", {});
+    auto const horizontal = app::makeHorizontal(config.horizontal);
+    auto const decomposition = app::Decomposition::balanced(horizontal.columns(), 0, 1);
+    app::Model<core::Serial> model(config, core::Serial{}, comm(), horizontal, decomposition);
+    model.step(); // set-up made once (the steady subsidence velocity, the diffusivity's decay)
+    model.resetProfile();
+    uint64_t const before = lockstep::launchCounter().load();
+    int const steps = 3;
+    for (int i = 0; i < steps; ++i)
+        model.step();
+    uint64_t const made = lockstep::launchCounter().load() - before;
+    uint64_t counted = 0;
+    double seconds = 0;
+    auto const parts = model.profile();
+    REQUIRE(parts.size() == config.processOrder.size() + 1);
+    for (auto const& part : parts) {
+        INFO(part.name << ": " << part.launches << " launches, basis '" << part.cost.basis << "'");
+        counted += part.launches;
+        seconds += part.seconds;
+        REQUIRE(part.launches % steps == 0); // the same launches every step
+        REQUIRE(part.cost.basis != "not stated");
+        REQUIRE(part.cost.bytesPerCell + part.cost.bytesPerColumn > 0);
+    }
+    REQUIRE(counted == made);
+    REQUIRE(seconds > 0);
+    WARN("default case: " << made / steps << " kernel launches per step");
+}
+
 TEST_CASE("a run that goes wrong stops with the variable, place and step, and writes that state", "[model][state]") {
     // A surface heat flux of 1e30 K m/s heats the lowest level to ~1e30 K in one step.
     try {

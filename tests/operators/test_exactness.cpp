@@ -92,3 +92,37 @@ TEMPLATE_TEST_CASE("single precision fields: engines agree bit for bit and stay 
             REQUIRE(std::fabs(direct.at(c, k) - reference.at(c, k)) <= 1e-3 * scale);
         }
 }
+
+TEMPLATE_TEST_CASE("evaluateAdd adds the expression to the destination with the bits of evaluate plus an addition",
+                   "[operators]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    auto grid = stretchedGrid(23);
+    uint32_t const cols = 7;
+    Field<double, Center> theta(grid, cols, core::MemSpace::Host), kappa(grid, cols, core::MemSpace::Host);
+    for (uint32_t c = 0; c < cols; ++c)
+        for (uint32_t k = 0; k < 23; ++k) {
+            theta.at(c, k) = 300.0 + std::sin(0.7 * k + c);
+            kappa.at(c, k) = 1.0 + 0.1 * std::cos(0.3 * k * c);
+        }
+    auto const tree = DivergenceF2C{SetValue{0.5}, SetValue{0.0}}(
+        InterpolateC2F{Extrapolate{}, Extrapolate{}}(kappa)*GradientC2F{SetValue{300.0}, SetGradient{0.0}}(theta));
+    for (Engine engine : {Engine::Direct, Engine::Shmem}) {
+        INFO("engine " << engineName(engine));
+        Field<double, Center> scratch(grid, cols, core::MemSpace::Host), sum(grid, cols, core::MemSpace::Host);
+        for (uint32_t c = 0; c < cols; ++c)
+            for (uint32_t k = 0; k < 23; ++k)
+                sum.at(c, k) = 1e-3 * (k + 1) - 0.5 * c; // what was there before
+        Field<double, Center> expected(grid, cols, core::MemSpace::Host);
+        evaluate(backend, scratch, tree, engine);
+        for (uint32_t c = 0; c < cols; ++c)
+            for (uint32_t k = 0; k < 23; ++k)
+                expected.at(c, k) = sum.at(c, k) + scratch.at(c, k);
+        evaluateAdd(backend, sum, tree, engine);
+        for (uint32_t c = 0; c < cols; ++c)
+            for (uint32_t k = 0; k < 23; ++k) {
+                INFO("column " << c << ", level " << k);
+                REQUIRE(sum.at(c, k) == expected.at(c, k)); // bit for bit, not approximately
+            }
+        REQUIRE_THROWS_AS(evaluateAdd(backend, theta, tree, engine), Error); // the destination is an operand
+    }
+}
