@@ -419,6 +419,28 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
 }
 
 namespace detail {
+// Every field leaf of `expr` has `columns` columns and its staggering's levels on a grid of n cells, and none is
+// `dest` (null: no destination); else strata::Error from `where`.
+template <class E>
+void checkLeaves(E const& expr, uint32_t columns, uint32_t n, void const* dest, char const* where) {
+    expr.forEachLeaf([&](auto const& leaf) {
+        using L = std::remove_cvref_t<decltype(leaf)>;
+        if constexpr (requires { leaf.field; }) {
+            using LS = typename L::Stagger;
+            if (leaf.field.columns != columns || leaf.field.levels != LS::levels(n)) {
+                std::ostringstream msg;
+                msg << "an operand has " << leaf.field.columns << " columns x " << leaf.field.levels << " levels";
+                throw Error(msg.str(), where,
+                            std::to_string(columns) + " columns on a grid of " + std::to_string(n) + " cells");
+            }
+            // (Fields of no columns own no storage and may share a null pointer: nothing to alias.)
+            if (dest != nullptr && columns > 0 && static_cast<void const*>(leaf.field.data) == dest)
+                throw Error("the destination field is also an operand", where,
+                            "a destination that the expression does not read (stencils read neighbouring levels)");
+        }
+    });
+}
+
 template <bool Add, class Backend, class T, class S, class X>
 EvalPlan evaluateInto(Backend const& backend, Field<T, S>& dest, X const& x, Engine engine,
                       EngineOptions const& options) {
@@ -428,23 +450,7 @@ EvalPlan evaluateInto(Backend const& backend, Field<T, S>& dest, X const& x, Eng
                   "evaluate: the expression's staggering differs from the destination field's (Center vs Face)");
     uint32_t const n = dest.grid().cells();
     auto destView = dest.view();
-    expr.forEachLeaf([&](auto const& leaf) {
-        using L = std::remove_cvref_t<decltype(leaf)>;
-        if constexpr (requires { leaf.field; }) {
-            using LS = typename L::Stagger;
-            if (leaf.field.columns != dest.columns() || leaf.field.levels != LS::levels(n)) {
-                std::ostringstream msg;
-                msg << "an operand has " << leaf.field.columns << " columns x " << leaf.field.levels << " levels";
-                throw Error(msg.str(), "evaluate",
-                            std::to_string(dest.columns()) + " columns on a grid of " + std::to_string(n) + " cells");
-            }
-            // (Fields of no columns own no storage and may share a null pointer: nothing to alias.)
-            if (dest.columns() > 0 &&
-                static_cast<void const*>(leaf.field.data) == static_cast<void const*>(destView.data))
-                throw Error("the destination field is also an operand", "evaluate",
-                            "a destination that the expression does not read (stencils read neighbouring levels)");
-        }
-    });
+    checkLeaves(expr, dest.columns(), n, static_cast<void const*>(destView.data), "evaluate");
     EvalPlan const plan = planEvaluation(backend, expr, dest.columns(), dest.levels(), engine, options);
     if (dest.columns() == 0) return plan;
     GridView const grid = dest.grid().view(Backend::memSpace);

@@ -187,11 +187,10 @@ inline double lowestEigenvalue(std::vector<double> const& a, std::vector<double>
     return 0.5 * (lo + hi);
 }
 
-// The column integrals sum(expr dz) into `column` (host side readable), through `scratch` for the values.
+// The column integrals sum(expr dz) into `column` (host side readable); `scratch` gives the shape (columns, grid).
 template <class Backend, class E>
 void integrateColumns(Backend const& backend, CenterField& scratch, core::Buffer<double>& column, E const& expr) {
-    ops::evaluate(backend, scratch, expr, ops::Engine::Direct);
-    ops::columnIntegral(backend, scratch, column);
+    ops::columnIntegralOf(backend, scratch, expr, column); // scratch: only the shape (columns and grid)
     column.toHost();
 }
 

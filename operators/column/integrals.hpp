@@ -4,6 +4,10 @@
 // Center or Face field:
 //
 //   columnIntegral(backend, f, out)              out[col] = f[0] dz[0] + f[1] dz[1] + ... + f[n-1] dz[n-1]
+//   columnIntegralOf(backend, shape, expr, out)  the same of a Center expression, evaluated where it is summed (no
+//                                                scratch field, one launch): the bits of evaluating it into a field
+//                                                with Engine::Direct and integrating that; `shape` (a Center field of
+//                                                the expression's columns and grid) gives the columns and dz
 //   columnIntegralFromBottom(backend, f, F, F0)  F[0] = F0,    F[k+1] = F[k] + f[k] dz[k]   (k = 0, 1, ..., n-1)
 //   columnIntegralFromTop(backend, f, F, Ftop)   F[n] = Ftop,  F[k]   = F[k+1] + f[k] dz[k] (k = n-1, ..., 0)
 //   columnSum / columnMin / columnMax(backend, g, out)   out[col] = the sum / min / max over the levels of g
@@ -53,6 +57,7 @@
 #include "core/threaded.hpp"
 #include "operators/column/detail/checks.hpp"
 #include "operators/column/detail/integral_kernels.hpp"
+#include "operators/engine.hpp"
 #include "operators/field.hpp"
 
 #include <cstdint>
@@ -99,6 +104,37 @@ void columnReduce(char const* where, Backend const& backend, Field<T, S> const& 
 }
 
 } // namespace detail
+
+namespace detail {
+template <class T, class E>
+struct ExprIntegralBody {
+    E expr;
+    GridView grid;
+    T* out;
+    STRATA_HD void operator()(uint32_t col) const {
+        DirectCtx<false> const ctx{grid, col};
+        T sum = T(0);
+        for (uint32_t k = 0; k < grid.n(); ++k)
+            sum += static_cast<T>(expr.eval(ctx, Level{k})) * static_cast<T>(grid.dzCenter[k]);
+        out[col] = sum;
+    }
+};
+} // namespace detail
+
+// out[col] = sum over k of expr[k] dz[k], expr a Center expression over fields of shape's columns and grid.
+template <class Backend, class T, class X>
+void columnIntegralOf(Backend const& backend, Field<T, Center> const& shape, X const& x, core::Buffer<T>& out) {
+    static_assert(std::is_floating_point_v<T>, "columnIntegralOf: T must be a floating-point type");
+    auto const expr = asExpr(x);
+    using E = std::remove_cvref_t<decltype(expr)>;
+    static_assert(std::is_same_v<typename E::Stagger, Center> || std::is_same_v<typename E::Stagger, AnyStagger>,
+                  "columnIntegralOf: the expression must be on cell centers (Center)");
+    char const* where = "columnIntegralOf";
+    detail::requirePerColumn<Backend>(where, "out", out, shape.columns());
+    detail::checkLeaves(expr, shape.columns(), shape.grid().cells(), nullptr, where);
+    detail::launchColumns(backend, shape.columns(),
+                          detail::ExprIntegralBody<T, E>{expr, shape.grid().view(Backend::memSpace), out.device()});
+}
 
 // out[col] = sum over k of f[k] dz[k].
 template <class Backend, class T>

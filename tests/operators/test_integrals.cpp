@@ -2,6 +2,7 @@
 // hydrostatic pressure matches the analytic isothermal profile; reductions match host loops. The expected values
 // come from closed forms or independent host loops, never from the code under test.
 #include "operators/column/integrals.hpp"
+#include "operators/operators.hpp"
 #include "tests/core/backends.hpp"
 
 #include <catch2/catch.hpp>
@@ -274,4 +275,31 @@ TEST_CASE("column integrals reject mismatched arguments with a clear error", "[c
     REQUIRE_THROWS_WITH(columnIntegralFromBottom(serial, f, faces, shortBuffer), Catch::Contains("bottom holds 2"));
     REQUIRE_THROWS_WITH(hydrostaticPressure(serial, t, 1e5, 9.81, 287.0, faces, t), Catch::Contains("pCenter"));
     REQUIRE_NOTHROW(columnMax(serial, faces, out));
+}
+
+TEMPLATE_TEST_CASE("the integral of an expression equals evaluating it (Direct) and integrating, bit for bit",
+                   "[column][integrals]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    auto const grid = stretchedGrid(19);
+    uint32_t const cols = 6;
+    Field<double, Center> a(grid, cols, host), b(grid, cols, host), scratch(grid, cols, host);
+    Field<double, Face> w(grid, cols, host);
+    fill(a, Linear{1.5, 2e-4});
+    fill(b, Linear{-0.3, 1e-5});
+    for (uint32_t c = 0; c < cols; ++c)
+        for (uint32_t k = 0; k <= 19; ++k)
+            w.at(c, k) = std::sin(0.4 * k + c);
+    // a pointwise product with a stencil in it, as the model's budget integrals have
+    auto const expr = a * DivergenceF2C{}(w) / b;
+    core::Buffer<double> fused(cols, host), viaField(cols, host);
+    evaluate(backend, scratch, expr, Engine::Direct);
+    columnIntegral(backend, scratch, viaField);
+    columnIntegralOf(backend, scratch, expr, fused);
+    for (uint32_t c = 0; c < cols; ++c) {
+        INFO("column " << c);
+        REQUIRE(std::memcmp(&fused.host()[c], &viaField.host()[c], sizeof(double)) == 0);
+        REQUIRE(std::isfinite(fused.host()[c]));
+    }
+    Field<double, Center> other(uniformGrid(7), cols, host);
+    REQUIRE_THROWS_AS(columnIntegralOf(backend, other, expr, fused), Error); // operands of another shape
 }
