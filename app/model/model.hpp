@@ -192,15 +192,19 @@ public:
         m_budget.reset();
         m_profile.resize(m_processes.size() + 1);
         std::size_t const own = m_processes.size();
-        std::vector<PartTotals> const before = m_profile;
+        PartTotals inProcesses; // this step's share of the processes, subtracted from the whole below
         auto const stepStart = std::chrono::steady_clock::now();
         uint64_t const stepLaunches = lockstep::launchCounter().load(std::memory_order_relaxed);
         auto timed = [&](std::size_t part, auto&& work) {
             auto const t0 = std::chrono::steady_clock::now();
             uint64_t const l0 = lockstep::launchCounter().load(std::memory_order_relaxed);
             work();
-            m_profile[part].launches += lockstep::launchCounter().load(std::memory_order_relaxed) - l0;
-            m_profile[part].seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            uint64_t const launches = lockstep::launchCounter().load(std::memory_order_relaxed) - l0;
+            double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            m_profile[part].launches += launches;
+            m_profile[part].seconds += seconds;
+            inProcesses.launches += launches;
+            inProcesses.seconds += seconds;
         };
         for (std::size_t i = 0; i < m_processes.size(); ++i)
             timed(i, [&] { m_processes[i]->prepareStep(ctx); });
@@ -231,14 +235,10 @@ public:
         m_time += dt;
         ++m_steps;
         // The step's own work: the whole step less what its processes took.
-        uint64_t launches = lockstep::launchCounter().load(std::memory_order_relaxed) - stepLaunches;
-        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart).count();
-        for (std::size_t p = 0; p < own; ++p) {
-            launches -= m_profile[p].launches - before[p].launches;
-            seconds -= m_profile[p].seconds - before[p].seconds;
-        }
-        m_profile[own].launches += launches;
-        m_profile[own].seconds += seconds;
+        m_profile[own].launches +=
+            lockstep::launchCounter().load(std::memory_order_relaxed) - stepLaunches - inProcesses.launches;
+        m_profile[own].seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart).count() - inProcesses.seconds;
     }
 
     GlobalDiagnostics diagnostics() {
