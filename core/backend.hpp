@@ -8,6 +8,19 @@
 //           checked for reads of values another worker wrote since the last sync, uninitialised reads and
 //           out-of-range indices. Slow on purpose; use it in tests.
 //  Cuda     one CUDA thread per worker, compiled by nvcc when STRATA_ENABLE_CUDA=ON.
+//
+// What kernels may assume of a backend are traits of its tag (not tests of which tag it is), so that a new backend is
+// one tag with its traits and one launch loop (core/detail/launch_*.hpp):
+//   memSpace           where its kernels' data live (Host, Cuda)
+//   isGpu              a device of many threads per block and a launch cost of microseconds: the planners stage
+//                      every argument, coalesce, and pick CyclicReduction over Thomas
+//   oneWorkerPerBlock  a block is one worker: kernels walk their work in plain loops (which the compiler vectorises)
+//                      and need not stage stencil-free arguments; sync() does nothing
+//   checked            shared-memory accesses and syncs are checked (the Threads backend)
+//   maxGridBlocks      the most blocks one launch asks for; kernels walk further work grid-stride (CUDA's 65535 is
+//                      used on every backend, so that plans are alike)
+//   blockItems         the work items of the block domain that engines and column kernels use (256)
+// Every tag states all of them (a tag is an aggregate: `Threads{3}` must stay its worker count).
 #pragma once
 
 #include <cstddef>
@@ -18,19 +31,38 @@ namespace strata::core {
 
 enum class MemSpace { Host, Cuda };
 
+// Defaults of the engines and column kernels, the same on every backend (traits below).
+inline constexpr uint32_t defaultMaxGridBlocks = 65535;
+inline constexpr uint32_t defaultBlockItems = 256;
+
 struct Serial {
     static constexpr std::string_view name = "serial";
     static constexpr MemSpace memSpace = MemSpace::Host;
+    static constexpr bool isGpu = false;
+    static constexpr bool oneWorkerPerBlock = true;
+    static constexpr bool checked = false;
+    static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
+    static constexpr uint32_t blockItems = defaultBlockItems;
 };
 
 struct OpenMP {
     static constexpr std::string_view name = "openmp";
     static constexpr MemSpace memSpace = MemSpace::Host;
+    static constexpr bool isGpu = false;
+    static constexpr bool oneWorkerPerBlock = true;
+    static constexpr bool checked = false;
+    static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
+    static constexpr uint32_t blockItems = defaultBlockItems;
 };
 
 struct Threads {
     static constexpr std::string_view name = "threads";
     static constexpr MemSpace memSpace = MemSpace::Host;
+    static constexpr bool isGpu = false;
+    static constexpr bool oneWorkerPerBlock = false;
+    static constexpr bool checked = true;
+    static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
+    static constexpr uint32_t blockItems = defaultBlockItems;
     uint32_t numWorkers = 4; // workers (threads) per block
     bool checkShared = true; // shadow-check every shared-memory access
 };
@@ -38,6 +70,11 @@ struct Threads {
 struct Cuda {
     static constexpr std::string_view name = "cuda";
     static constexpr MemSpace memSpace = MemSpace::Cuda;
+    static constexpr bool isGpu = true;
+    static constexpr bool oneWorkerPerBlock = false;
+    static constexpr bool checked = false;
+    static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
+    static constexpr uint32_t blockItems = defaultBlockItems;
     int device = 0;
 };
 

@@ -47,8 +47,6 @@ constexpr std::size_t sharedBytesFor(uint32_t count = 1) {
     return count * lockstep::detail::alignUp(sizeof(T) * M);
 }
 
-constexpr uint32_t maxGridSize = 65535;
-
 template <class TWorker, uint32_t N>
 class Context {
 public:
@@ -106,7 +104,7 @@ struct InterdependentKernel {
 
 template <class Body>
 struct IndependentKernel {
-    static constexpr uint32_t blockDomSize = 256;
+    static constexpr uint32_t blockDomSize = core::defaultBlockItems;
 
     template <class TWorker>
     STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count) const {
@@ -114,7 +112,7 @@ struct IndependentKernel {
         for (uint32_t b = worker.blockDomIdx(); b * blockDomSize < count; b += worker.gridDomSize()) {
             uint32_t const first = b * blockDomSize;
             uint32_t const valid = count - first < blockDomSize ? count - first : blockDomSize;
-            if constexpr (std::is_same_v<Backend, core::Serial> || std::is_same_v<Backend, core::OpenMP>) {
+            if constexpr (Backend::oneWorkerPerBlock) {
                 // One worker per block: a plain loop without a bounds test per element (measured on the lockstep
                 // triad: 40-70 % of the plain loop's bandwidth with the test, docs/performance.md).
                 for (uint32_t i = 0; i < valid; ++i)
@@ -132,16 +130,16 @@ struct IndependentKernel {
 
 template <class Backend, uint32_t N, class Body>
 void threaded(Backend const& backend, Independent range, Interdependent<N> axis, Body const& body) {
-    uint32_t const grid = std::min(range.count, maxGridSize);
+    uint32_t const grid = std::min(range.count, Backend::maxGridBlocks);
     lockstep::launch(backend, lockstep::configSMem(grid, axis.sharedBytes), detail::InterdependentKernel<N, Body>{},
                      body, range.count);
 }
 
 template <class Backend, class Body>
 void threaded(Backend const& backend, Independent range, Body const& body) {
-    uint32_t const blocks = (range.count + 255) / 256;
-    lockstep::launch(backend, lockstep::config(std::min(blocks, maxGridSize)), detail::IndependentKernel<Body>{}, body,
-                     range.count);
+    using Kernel = detail::IndependentKernel<Body>;
+    uint32_t const blocks = (range.count + Kernel::blockDomSize - 1) / Kernel::blockDomSize;
+    lockstep::launch(backend, lockstep::config(std::min(blocks, Backend::maxGridBlocks)), Kernel{}, body, range.count);
 }
 
 } // namespace strata::threaded

@@ -8,15 +8,18 @@
 //   Shmem    every argument of every stencil node is staged once per column in block shared memory, leaves first,
 //            one sync per tree depth; the root is then evaluated from the buffers and written to global memory.
 //            Each leaf value is read once per column (plus tile halos), each stencil is applied once per level.
-//   Auto     the planner's choice (below).
+//   Auto     on a GPU and the checking backend, the planner's rule (below); on Serial and OpenMP, a timed choice: the
+//            first calls of each expression and shape alternate the two engines and keep each one's best time,
+//            later calls run the faster (detail::TimedChoice).
 // Direct and Shmem run the same operator code on the same values in the same order: their results are identical bit
 // for bit (the build fixes the floating-point contract, see docs/operators.md).
 //
 // The planner, before launch, picks for Shmem the tile of output levels a block computes (the whole column when its
 // buffers fit in the shared-memory limit, else the longest tile that fits: columns of any height are tiled, with
 // halos as wide as the tree's footprint) and how many columns share a block (enough that short columns still give
-// 256 work items). Auto takes Shmem when stencils are nested (depth >= 2; Direct would recompute inner stencils) or
-// on a GPU, Direct otherwise or when not even one level fits in shared memory.
+// 256 work items). Auto's rule takes Shmem when stencils are nested (depth >= 2; Direct would recompute inner
+// stencils) or on a GPU, Direct otherwise or when not even one level fits in shared memory. The engines give the same
+// bits, so the timed choice changes the speed of a run, never its results.
 #pragma once
 
 #include "core/error.hpp"
@@ -26,11 +29,17 @@
 #include "operators/stencil_node.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace strata::ops {
 
@@ -49,6 +58,7 @@ struct EngineOptions {
     std::size_t sharedLimitBytes = 48 * 1024; // per block; the Cuda backend also checks the device's own limit
     uint32_t maxTileLevels = 0;               // 0: no cap (tests set one to force tiling)
     bool interiorLevels = true; // false: every level takes the general path with its boundary tests (tests compare)
+    bool timedAuto = true;      // Auto on Serial and OpenMP times both engines (false: the planner's rule)
 };
 
 // What the planner decided, for logs and benchmarks.
@@ -62,10 +72,14 @@ struct EvalPlan {
     uint32_t sharedBytesPerColumn = 0;
     uint32_t sharedBytes = 0;
     uint32_t blocks = 0;
+    uint32_t groupsPerBlock = 1; // Shmem, several targets on a one-worker backend: column groups per block
+    bool timed = false;          // Auto's engine came from its timed choice
+    uint32_t targets = 1;        // destinations computed by the one kernel (evaluateFused)
 
     std::string describe() const {
         std::ostringstream s;
-        s << engineName(engine) << " depth=" << depth;
+        s << engineName(engine) << (timed ? " (timed auto)" : "") << " depth=" << depth;
+        if (targets > 1) s << " targets=" << targets;
         if (engine == Engine::Shmem)
             s << " columns/block=" << columnsPerBlock << " tile=" << tileLevels << " tiles=" << tiles
               << " buffers=" << buffers << " shared=" << sharedBytes << "B";
@@ -76,21 +90,25 @@ struct EvalPlan {
 
 namespace detail {
 
-inline constexpr uint32_t engineBlockDomSize = 256;
-inline constexpr uint32_t maxGrid = 65535;
+inline constexpr uint32_t engineBlockDomSize = core::defaultBlockItems;
 
 // On the host, a kernel's whole evaluation is inlined into its loops (GCC/Clang `flatten`): left to the inliner's
 // budget, the operators' apply functions stay calls in large translation units (measured: a 2-5x slower Direct).
 #if !defined(__CUDACC__) && defined(__GNUC__)
 #define STRATA_ENGINE_FLATTEN __attribute__((flatten))
+#define STRATA_ENGINE_TARGET __attribute__((noinline, flatten))
 #else
 #define STRATA_ENGINE_FLATTEN
+#define STRATA_ENGINE_TARGET
 #endif
+// A kernel's code for one target is a function of its own (STRATA_ENGINE_TARGET): flattening several targets into
+// one kernel function made each slower (measured, four advection targets: 21.6 ms fused against 17.4 ms in four
+// kernels; 17.3 ms with a function per target).
 
 // The CPU backends run a block with one worker: the kernels walk columns and levels in plain nested loops, which the
 // compiler optimises better than forEachInRange2D's single loop with a wrap test per element.
 template <class Backend>
-inline constexpr bool oneWorkerBackend = std::is_same_v<Backend, core::Serial> || std::is_same_v<Backend, core::OpenMP>;
+inline constexpr bool oneWorkerBackend = Backend::oneWorkerPerBlock;
 template <class W>
 inline constexpr bool oneWorker = oneWorkerBackend<typename W::BackendType>;
 
@@ -184,11 +202,11 @@ struct BlockState {
 
 struct ShmemLaunch {
     uint32_t columnsPerBlock;
-    uint32_t tileLevels;
+    uint32_t tileLevels; // with several targets, one tile: at least every destination's levels
     uint32_t tiles;
     uint32_t tasks;
-    uint32_t perColumn;
     bool interiorLevels;
+    uint32_t groupsPerBlock = 1; // one worker, several targets: column groups a block takes through every target
 };
 
 // Whole columns per block of engineBlockDomSize items, at least one: floor, so a block never holds more items than
@@ -206,54 +224,106 @@ STRATA_HD void store(D& slot, T value) {
         slot = value;
 }
 
-template <bool Add>
+// One destination of a kernel: dest = expr, or dest += expr (Add); `perColumn` is the expression's shared bytes per
+// column (Shmem). A kernel takes one or several targets of the same columns (evaluate, evaluateFused).
+template <bool Add, class E, class T, class S>
+struct Target {
+    static constexpr bool add = Add;
+    using Value = T;
+    E expr;
+    FieldView<T, S> dest;
+    uint32_t perColumn;
+};
+
 struct DirectKernel {
     static constexpr uint32_t blockDomSize = engineBlockDomSize;
-    template <class W, class E, class T, class S>
-    STRATA_ENGINE_FLATTEN STRATA_HD void operator()(W const& worker, E const& expr, FieldView<T, S> dest, GridView grid,
-                                                    bool interiorLevels) const {
-        // Block b computes columns [b * columnsPerBlock, ...) : whole columns, so a worker walks levels without
-        // dividing, and neighbouring workers write neighbouring levels.
-        uint32_t const perBlock = columnsPerBlock(dest.levels);
-        for (uint32_t b = worker.blockDomIdx(); b * perBlock < dest.columns; b += worker.gridDomSize()) {
+    template <class W, class... Ts>
+    STRATA_HD void operator()(W const& worker, uint32_t columns, uint32_t perBlock, GridView grid, bool interiorLevels,
+                              Ts const&... targets) const {
+        // Block b computes columns [b * perBlock, ...) : whole columns, so a worker walks levels without dividing,
+        // and neighbouring workers write neighbouring levels; with several targets, one after the other.
+        for (uint32_t b = worker.blockDomIdx(); b * perBlock < columns; b += worker.gridDomSize()) {
             uint32_t const col0 = b * perBlock;
-            uint32_t const ncols = col0 + perBlock <= dest.columns ? perBlock : dest.columns - col0;
-            forEachColumnLevel<E::reach>(worker, interiorLevels, ncols, 0u, dest.levels, dest.levels,
-                                         [&](uint32_t c, uint32_t k, auto interior) {
-                                             DirectCtx<decltype(interior)::value> const ctx{grid, col0 + c};
-                                             store<Add>(dest(col0 + c, Level{k}),
-                                                        static_cast<T>(expr.eval(ctx, Level{k})));
-                                         });
+            uint32_t const ncols = col0 + perBlock <= columns ? perBlock : columns - col0;
+            (run(worker, grid, interiorLevels, col0, ncols, targets), ...);
         }
+    }
+
+private:
+    template <class W, class Tg>
+    STRATA_ENGINE_TARGET STRATA_HD static void run(W const& worker, GridView const& grid, bool interiorLevels,
+                                                   uint32_t col0, uint32_t ncols, Tg const& t) {
+        using E = decltype(t.expr);
+        using T = typename Tg::Value;
+        forEachColumnLevel<E::reach>(worker, interiorLevels, ncols, 0u, t.dest.levels, t.dest.levels,
+                                     [&](uint32_t c, uint32_t k, auto interior) {
+                                         DirectCtx<decltype(interior)::value> const ctx{grid, col0 + c};
+                                         store<Tg::add>(t.dest(col0 + c, Level{k}),
+                                                        static_cast<T>(t.expr.eval(ctx, Level{k})));
+                                     });
     }
 };
 
-template <bool Add>
 struct ShmemKernel {
     static constexpr uint32_t blockDomSize = engineBlockDomSize;
 
-    template <class W, class E, class T, class S>
-    STRATA_ENGINE_FLATTEN STRATA_HD void operator()(W const& worker, E const& expr, FieldView<T, S> dest, GridView grid,
-                                                    ShmemLaunch launch) const {
-        for (uint32_t task = worker.blockDomIdx(); task < launch.tasks; task += worker.gridDomSize()) {
-            uint32_t const group = task / launch.tiles, tile = task % launch.tiles;
-            uint32_t const col0 = group * launch.columnsPerBlock;
-            uint32_t const ncols = min(launch.columnsPerBlock, dest.columns - col0);
-            uint32_t const k0 = tile * launch.tileLevels;
-            uint32_t const k1 = min(k0 + launch.tileLevels, dest.levels);
-            BlockState<W> const state{
-                &worker, grid, col0, ncols, k0, k1, worker.dynSharedBase(), launch.perColumn, launch.interiorLevels};
-            stageFrom<1>(worker, expr, state);
-            state.template forEachLevel<E::reach>(k0, k1 - k0, dest.levels, [&](uint32_t c, uint32_t i, auto interior) {
-                auto const ctx = state.template ctx<decltype(interior)::value>(c);
-                store<Add>(dest(col0 + c, Level{k0} + i), static_cast<T>(expr.eval(ctx, Level{k0} + i)));
-            });
-            if (task + worker.gridDomSize() < launch.tasks) worker.sync(); // the next task reuses the buffers
+    template <class W, class... Ts>
+    STRATA_HD void operator()(W const& worker, uint32_t columns, GridView grid, ShmemLaunch launch,
+                              Ts const&... targets) const {
+        if constexpr (oneWorker<W> && sizeof...(Ts) > 1) {
+            // One worker, several targets (one tile): a block takes `groupsPerBlock` column groups through each
+            // target in turn, so that every target streams a long run of its fields (measured: with one group per
+            // block, the targets' short runs over many fields were slower than separate kernels).
+            for (uint32_t b = worker.blockDomIdx(); b * launch.groupsPerBlock < launch.tasks;
+                 b += worker.gridDomSize()) {
+                uint32_t const g0 = b * launch.groupsPerBlock, g1 = min(g0 + launch.groupsPerBlock, launch.tasks);
+                (runGroups(worker, grid, launch, columns, g0, g1, targets), ...);
+            }
+        } else {
+            for (uint32_t task = worker.blockDomIdx(); task < launch.tasks; task += worker.gridDomSize()) {
+                uint32_t const group = task / launch.tiles, tile = task % launch.tiles;
+                uint32_t const col0 = group * launch.columnsPerBlock;
+                uint32_t const ncols = min(launch.columnsPerBlock, columns - col0);
+                // Targets one after the other, reusing the buffers: a sync between them.
+                bool first = true;
+                (run(worker, grid, launch, col0, ncols, tile, targets, first), ...);
+                if (task + worker.gridDomSize() < launch.tasks) worker.sync(); // the next task reuses the buffers
+            }
         }
     }
 
 private:
     STRATA_HD static uint32_t min(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+    template <class W, class Tg>
+    STRATA_ENGINE_FLATTEN STRATA_HD static void run(W const& worker, GridView const& grid, ShmemLaunch const& launch,
+                                                    uint32_t col0, uint32_t ncols, uint32_t tile, Tg const& t,
+                                                    bool& first) {
+        using E = decltype(t.expr);
+        using T = typename Tg::Value;
+        if (!first) worker.sync();
+        first = false;
+        uint32_t const k0 = tile * launch.tileLevels;
+        uint32_t const k1 = min(k0 + launch.tileLevels, t.dest.levels);
+        BlockState<W> const state{
+            &worker, grid, col0, ncols, k0, k1, worker.dynSharedBase(), t.perColumn, launch.interiorLevels};
+        stageFrom<1>(worker, t.expr, state);
+        state.template forEachLevel<E::reach>(k0, k1 - k0, t.dest.levels, [&](uint32_t c, uint32_t i, auto interior) {
+            auto const ctx = state.template ctx<decltype(interior)::value>(c);
+            store<Tg::add>(t.dest(col0 + c, Level{k0} + i), static_cast<T>(t.expr.eval(ctx, Level{k0} + i)));
+        });
+    }
+
+    template <class W, class Tg>
+    STRATA_ENGINE_TARGET STRATA_HD static void runGroups(W const& worker, GridView const& grid,
+                                                         ShmemLaunch const& launch, uint32_t columns, uint32_t g0,
+                                                         uint32_t g1, Tg const& t) {
+        for (uint32_t g = g0; g < g1; ++g) {
+            uint32_t const col0 = g * launch.columnsPerBlock;
+            bool first = true; // one worker: no sync to make
+            run(worker, grid, launch, col0, min(launch.columnsPerBlock, columns - col0), 0u, t, first);
+        }
+    }
 
     template <int D, class W, class E, class B>
     STRATA_HD static void stageFrom(W const& worker, E const& expr, B const& state) {
@@ -276,13 +346,12 @@ uint32_t sharedBytesPerColumn(E expr, bool stageStencilFree, uint32_t tileLevels
 }
 
 template <class Backend>
-constexpr bool isGpu = std::is_same_v<Backend, core::Cuda>;
+constexpr bool isGpu = Backend::isGpu;
 
 // Whole columns per block, as in the Direct kernel: no division per point to find (column, level), and on the
 // one-worker CPU backends a plain loop over a column's levels, which the compiler vectorises.
 struct PointKernel {
-    static constexpr uint32_t blockDomSize = 256;
-    static constexpr uint32_t maxGrid = 65535;
+    static constexpr uint32_t blockDomSize = engineBlockDomSize;
     STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) { return detail::columnsPerBlock(levels); }
 
     template <class W, class F>
@@ -304,7 +373,7 @@ struct PointKernel {
 // 256 items; a CPU block (one worker) about 32768 points, 256 KiB of a field, long enough for the prefetchers.
 template <uint32_t Fields>
 struct FieldsPointKernel {
-    static constexpr uint32_t blockDomSize = 256;
+    static constexpr uint32_t blockDomSize = engineBlockDomSize;
     template <bool OneWorker>
     STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) {
         if constexpr (OneWorker)
@@ -335,9 +404,8 @@ void forEachPointOfFields(Backend const& backend, uint32_t columns, uint32_t lev
     using K = detail::FieldsPointKernel<Fields>;
     uint32_t const perBlock = K::template columnsPerBlock<detail::oneWorkerBackend<Backend>>(levels);
     uint32_t const blocks = (columns + perBlock - 1) / perBlock;
-    lockstep::launch(backend,
-                     lockstep::config(blocks < detail::PointKernel::maxGrid ? blocks : detail::PointKernel::maxGrid),
-                     K{}, f, columns, levels);
+    lockstep::launch(backend, lockstep::config(blocks < Backend::maxGridBlocks ? blocks : Backend::maxGridBlocks), K{},
+                     f, columns, levels);
 }
 
 // f(col, k) for every level of every column of a `columns` x `levels` field, with the engines' column walk: the
@@ -347,15 +415,79 @@ void forEachPoint(Backend const& backend, uint32_t columns, uint32_t levels, F c
     if (columns == 0 || levels == 0) return;
     uint32_t const perBlock = detail::PointKernel::columnsPerBlock(levels);
     uint32_t const blocks = (columns + perBlock - 1) / perBlock;
-    lockstep::launch(backend,
-                     lockstep::config(blocks < detail::PointKernel::maxGrid ? blocks : detail::PointKernel::maxGrid),
+    lockstep::launch(backend, lockstep::config(blocks < Backend::maxGridBlocks ? blocks : Backend::maxGridBlocks),
                      detail::PointKernel{}, f, columns, levels);
 }
 
-// Plans the evaluation of `expr` into a destination of `columns` x `levels`, and lays out its buffers.
+namespace detail {
+
+// Auto's timed choice for one expression type and shape. The first `trials` calls alternate Shmem and Direct (Shmem
+// first) and keep each engine's fastest time, so that a first call's page faults or cold caches do not decide; every
+// later call takes the engine with the lower best time. Deterministic given the times recorded (tests feed it times).
+class TimedChoice {
+public:
+    static constexpr int trials = 4;
+
+    Engine next() const {
+        if (m_calls < trials) return m_calls % 2 == 0 ? Engine::Shmem : Engine::Direct;
+        return m_best[1] < m_best[0] ? Engine::Shmem : Engine::Direct;
+    }
+    bool timing() const { return m_calls < trials; }
+    void record(Engine engine, double seconds) {
+        double& best = m_best[engine == Engine::Shmem ? 1 : 0];
+        best = std::min(best, seconds);
+        ++m_calls;
+    }
+    double best(Engine engine) const { return m_best[engine == Engine::Shmem ? 1 : 0]; }
+
+private:
+    double m_best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    int m_calls = 0;
+};
+
+// The timed choices of one instantiation of evaluate (expression type, destination type, backend, add or not), per
+// shape and the options that change a plan; shared by the host threads that evaluate (a lock per call: ~0.1 us).
+struct TimedChoiceKey {
+    uint32_t columns, levels, maxTileLevels;
+    std::size_t sharedLimitBytes;
+    int threads;
+    bool interiorLevels;
+    auto operator<=>(TimedChoiceKey const&) const = default;
+};
+
+template <class...>
+struct TypeList {};
+
+template <class Instantiation>
+class TimedChoices {
+public:
+    static Engine next(TimedChoiceKey const& key, bool* timing) {
+        std::lock_guard<std::mutex> lock(mutex());
+        TimedChoice const& c = map()[key];
+        *timing = c.timing();
+        return c.next();
+    }
+    static void record(TimedChoiceKey const& key, Engine engine, double seconds) {
+        std::lock_guard<std::mutex> lock(mutex());
+        map()[key].record(engine, seconds);
+    }
+
+private:
+    static std::mutex& mutex() {
+        static std::mutex m;
+        return m;
+    }
+    static std::map<TimedChoiceKey, TimedChoice>& map() {
+        static std::map<TimedChoiceKey, TimedChoice> m;
+        return m;
+    }
+};
+
+// The plan for Shmem when `wantShmem` (the longest tile that fits; with `required`, strata::Error when not even one
+// level fits, else Direct), for Direct otherwise. Lays out the Shmem buffers in `expr`.
 template <class Backend, class E>
-EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint32_t levels, Engine engine,
-                        EngineOptions const& options) {
+EvalPlan planFor(Backend const& backend, E& expr, uint32_t columns, uint32_t levels, bool wantShmem, bool required,
+                 EngineOptions const& options) {
     (void)backend;
     EvalPlan plan;
     plan.depth = E::depth;
@@ -363,8 +495,6 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
     if constexpr (detail::isGpu<Backend>) limit = std::min(limit, core::sharedMemoryPerBlock(backend));
 
     constexpr bool stageStencilFree = !detail::oneWorkerBackend<Backend>;
-    bool wantShmem = engine == Engine::Shmem;
-    if (engine == Engine::Auto) wantShmem = E::depth >= 2 || (detail::isGpu<Backend> && E::depth >= 1);
     if (E::depth == 0) wantShmem = false; // nothing to stage
 
     if (wantShmem) {
@@ -380,7 +510,7 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
             tile = lo;
         }
         if (tile == 0) {
-            if (engine == Engine::Shmem) {
+            if (required) {
                 std::ostringstream msg;
                 msg << "the expression needs " << detail::sharedBytesPerColumn(expr, stageStencilFree, 1)
                     << " bytes of shared memory for a single level";
@@ -402,7 +532,7 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
             plan.sharedBytesPerColumn = perColumn;
             plan.sharedBytes = perColumn * cpb;
             uint32_t const tasks = (columns + cpb - 1) / cpb * plan.tiles;
-            plan.blocks = std::min(tasks, detail::maxGrid);
+            plan.blocks = std::min(tasks, Backend::maxGridBlocks);
             PlanState p;
             p.tileLen = tile;
             p.stageStencilFree = stageStencilFree;
@@ -413,9 +543,21 @@ EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint3
         plan.engine = Engine::Direct;
         uint32_t const columnsPerBlock = detail::columnsPerBlock(levels);
         plan.columnsPerBlock = columnsPerBlock;
-        plan.blocks = std::min((columns + columnsPerBlock - 1) / columnsPerBlock, detail::maxGrid);
+        plan.blocks = std::min((columns + columnsPerBlock - 1) / columnsPerBlock, Backend::maxGridBlocks);
     }
     return plan;
+}
+
+} // namespace detail
+
+// Plans the evaluation of `expr` into a destination of `columns` x `levels`, and lays out its buffers. Auto here is
+// the planner's rule (evaluate's timed choice on Serial and OpenMP picks between the plans of the two engines).
+template <class Backend, class E>
+EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint32_t levels, Engine engine,
+                        EngineOptions const& options) {
+    bool wantShmem = engine == Engine::Shmem;
+    if (engine == Engine::Auto) wantShmem = E::depth >= 2 || (detail::isGpu<Backend> && E::depth >= 1);
+    return detail::planFor(backend, expr, columns, levels, wantShmem, engine == Engine::Shmem, options);
 }
 
 namespace detail {
@@ -441,42 +583,190 @@ void checkLeaves(E const& expr, uint32_t columns, uint32_t n, void const* dest, 
     });
 }
 
-template <bool Add, class Backend, class T, class S, class X>
-EvalPlan evaluateInto(Backend const& backend, Field<T, S>& dest, X const& x, Engine engine,
-                      EngineOptions const& options) {
-    auto expr = asExpr(x);
-    using E = decltype(expr);
-    static_assert(std::is_same_v<typename E::Stagger, S> || std::is_same_v<typename E::Stagger, AnyStagger>,
-                  "evaluate: the expression's staggering differs from the destination field's (Center vs Face)");
-    uint32_t const n = dest.grid().cells();
-    auto destView = dest.view();
-    checkLeaves(expr, dest.columns(), n, static_cast<void const*>(destView.data), "evaluate");
-    EvalPlan const plan = planEvaluation(backend, expr, dest.columns(), dest.levels(), engine, options);
-    if (dest.columns() == 0) return plan;
-    GridView const grid = dest.grid().view(Backend::memSpace);
+// Launches the kernel of `plan` over targets of `columns` columns (one launch, whatever the number of targets).
+template <class Backend, class... Ts>
+void launchTargets(Backend const& backend, EvalPlan const& plan, uint32_t columns, GridView const& grid,
+                   EngineOptions const& options, Ts const&... targets) {
     if (plan.engine == Engine::Direct) {
-        lockstep::launch(backend, lockstep::config(plan.blocks), detail::DirectKernel<Add>{}, expr, destView, grid,
-                         options.interiorLevels);
+        lockstep::launch(backend, lockstep::config(plan.blocks), DirectKernel{}, columns, plan.columnsPerBlock, grid,
+                         options.interiorLevels, targets...);
     } else {
-        detail::ShmemLaunch const launch{plan.columnsPerBlock,
-                                         plan.tileLevels,
-                                         plan.tiles,
-                                         (dest.columns() + plan.columnsPerBlock - 1) / plan.columnsPerBlock *
-                                             plan.tiles,
-                                         plan.sharedBytesPerColumn,
-                                         options.interiorLevels};
-        lockstep::launch(backend, lockstep::configSMem(plan.blocks, plan.sharedBytes), detail::ShmemKernel<Add>{}, expr,
-                         destView, grid, launch);
+        ShmemLaunch const launch{plan.columnsPerBlock,
+                                 plan.tileLevels,
+                                 plan.tiles,
+                                 (columns + plan.columnsPerBlock - 1) / plan.columnsPerBlock * plan.tiles,
+                                 options.interiorLevels,
+                                 plan.groupsPerBlock};
+        lockstep::launch(backend, lockstep::configSMem(plan.blocks, plan.sharedBytes), ShmemKernel{}, columns, grid,
+                         launch, targets...);
     }
+}
+
+// Several targets on a one-worker CPU backend: the points of a block (256 KiB of doubles per field), so that each
+// target streams long runs (measured on advection's four targets: 1024 points 20.3 ms, 4096 18.0, 32768 17.3, the
+// four kernels of evaluateAdd 17.6).
+inline constexpr uint32_t fusedPointsPerBlock = 32768;
+
+// One host-side destination of evaluateFused: ops::assign(dest, expr) or ops::accumulate(dest, expr).
+template <bool Add, class T, class S, class X>
+struct Assignment {
+    static constexpr bool add = Add;
+    using Value = T;
+    using Stagger = S;
+    Field<T, S>* dest;
+    X x;
+};
+
+// The plan of one or several targets in one kernel. One target: planFor's plan (tiles allowed). Several: each
+// expression planned for its own destination, the whole column of every destination in one tile (`fused` false when
+// a Shmem plan would need tiles: the caller then evaluates the targets one by one), the fewest columns per block any
+// target allows, the largest buffers any target needs. `perColumn[t]`: target t's shared bytes per column.
+template <class Backend, class... Es>
+EvalPlan planTargets(Backend const& backend, uint32_t columns, uint32_t const* levels, bool wantShmem, bool required,
+                     EngineOptions const& options, bool* fused, uint32_t* perColumn, Es&... exprs) {
+    std::size_t i = 0;
+    EvalPlan const each[] = {planFor(backend, exprs, columns, levels[i++], wantShmem, required, options)...};
+    *fused = true;
+    for (std::size_t t = 0; t < sizeof...(Es); ++t)
+        perColumn[t] = each[t].engine == Engine::Shmem ? each[t].sharedBytesPerColumn : 0u;
+    if constexpr (sizeof...(Es) == 1) {
+        return each[0];
+    } else {
+        EvalPlan plan;
+        plan.targets = sizeof...(Es);
+        plan.engine = Engine::Shmem;
+        uint32_t maxLevels = 0;
+        for (std::size_t t = 0; t < sizeof...(Es); ++t) {
+            plan.depth = std::max(plan.depth, each[t].depth);
+            maxLevels = std::max(maxLevels, levels[t]);
+            if (each[t].engine != Engine::Shmem && each[t].depth > 0) plan.engine = Engine::Direct; // does not fit
+            if (each[t].engine == Engine::Shmem && each[t].tiles > 1) *fused = false;
+        }
+        if (plan.depth == 0 || !wantShmem) plan.engine = Engine::Direct;
+        if (plan.engine == Engine::Shmem) {
+            plan.columnsPerBlock = ~0u;
+            for (std::size_t t = 0; t < sizeof...(Es); ++t) {
+                if (each[t].engine != Engine::Shmem) continue; // a depth-0 target: no buffers
+                plan.columnsPerBlock = std::min(plan.columnsPerBlock, each[t].columnsPerBlock);
+                plan.buffers = std::max(plan.buffers, each[t].buffers);
+                plan.sharedBytesPerColumn = std::max(plan.sharedBytesPerColumn, each[t].sharedBytesPerColumn);
+            }
+            plan.tileLevels = maxLevels;
+            plan.tiles = 1;
+            plan.sharedBytes = plan.sharedBytesPerColumn * plan.columnsPerBlock;
+            uint32_t const groups = (columns + plan.columnsPerBlock - 1) / plan.columnsPerBlock;
+            if constexpr (oneWorkerBackend<Backend>)
+                plan.groupsPerBlock = std::max(1u, fusedPointsPerBlock / (plan.columnsPerBlock * maxLevels));
+            plan.blocks = std::min((groups + plan.groupsPerBlock - 1) / plan.groupsPerBlock, Backend::maxGridBlocks);
+        } else {
+            *fused = true; // Direct needs no tiles
+            for (std::size_t t = 0; t < sizeof...(Es); ++t)
+                perColumn[t] = 0;
+            plan.columnsPerBlock = columnsPerBlock(maxLevels);
+            if constexpr (oneWorkerBackend<Backend>)
+                plan.columnsPerBlock = std::max(1u, fusedPointsPerBlock / maxLevels); // long runs, as for Shmem
+            plan.blocks = std::min((columns + plan.columnsPerBlock - 1) / plan.columnsPerBlock, Backend::maxGridBlocks);
+        }
+        return plan;
+    }
+}
+
+template <class A, class E>
+constexpr void checkStagger() {
+    static_assert(std::is_same_v<typename E::Stagger, typename A::Stagger> ||
+                      std::is_same_v<typename E::Stagger, AnyStagger>,
+                  "evaluate: the expression's staggering differs from the destination field's (Center vs Face)");
+}
+
+template <class Backend, std::size_t... I, class... As>
+EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOptions const& options,
+                             std::index_sequence<I...>, As const&... as) {
+    constexpr std::size_t count = sizeof...(As);
+    auto exprs = std::make_tuple(asExpr(as.x)...);
+    using Exprs = decltype(exprs);
+    (checkStagger<As, std::tuple_element_t<I, Exprs>>(), ...);
+    constexpr int depth = std::max({std::tuple_element_t<I, Exprs>::depth...});
+
+    auto const& d0 = *std::get<0>(std::forward_as_tuple(as...)).dest;
+    uint32_t const columns = d0.columns(), n = d0.grid().cells();
+    void const* const dests[] = {static_cast<void const*>(std::as_const(*as.dest).view().data)...};
+    (
+        [&](auto const& a, auto const& expr) {
+            if (&a.dest->grid() != &d0.grid() || a.dest->columns() != columns)
+                throw Error("destinations on different grids or of different columns (" +
+                                std::to_string(a.dest->columns()) + " and " + std::to_string(columns) + ")",
+                            "evaluateFused", "destinations of the same columns on the same grid");
+            for (void const* d : dests)
+                checkLeaves(expr, columns, n, d, count == 1 ? "evaluate" : "evaluateFused");
+        }(as, std::get<I>(exprs)),
+        ...);
+    for (std::size_t i = 0; i < count; ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (columns > 0 && dests[i] == dests[j])
+                throw Error("the same field is two destinations", "evaluateFused", "distinct destination fields");
+
+    uint32_t const levels[] = {as.dest->levels()...};
+    bool const timed = engine == Engine::Auto && options.timedAuto && oneWorkerBackend<Backend> && depth >= 1;
+    bool const rule = depth >= 2 || (isGpu<Backend> && depth >= 1);
+    bool const wantShmem = engine == Engine::Shmem || (engine == Engine::Auto && (timed || rule));
+    bool fused = true;
+    uint32_t perColumn[count];
+    EvalPlan plan = planTargets(backend, columns, levels, wantShmem, engine == Engine::Shmem, options, &fused,
+                                perColumn, std::get<I>(exprs)...);
+    if (!fused) { // several targets whose Shmem plans need tiles: one evaluation each
+        EvalPlan last;
+        ((last = evaluateAssignments(backend, engine, options, std::index_sequence<0>{}, as)), ...);
+        return last;
+    }
+    if (columns == 0) return plan;
+    GridView const grid = d0.grid().view(Backend::memSpace);
+    auto const launch = [&](EvalPlan const& p) {
+        launchTargets(backend, p, columns, grid, options,
+                      Target<As::add, std::tuple_element_t<I, Exprs>, typename As::Value, typename As::Stagger>{
+                          std::get<I>(exprs), as.dest->view(), perColumn[I]}...);
+    };
+    if (!timed || plan.engine != Engine::Shmem) {
+        launch(plan);
+        return plan;
+    }
+    int threads = 1;
+    if constexpr (std::is_same_v<Backend, core::OpenMP>) threads = core::openmpThreads();
+    TimedChoiceKey const key{
+        columns, levels[0], options.maxTileLevels, options.sharedLimitBytes, threads, options.interiorLevels};
+    using Choices = TimedChoices<TypeList<Backend, As..., Exprs>>;
+    bool timing = false;
+    Engine const pick = Choices::next(key, &timing);
+    if (pick == Engine::Direct) {
+        plan = planTargets(backend, columns, levels, false, false, options, &fused, perColumn, std::get<I>(exprs)...);
+    }
+    plan.timed = true;
+    if (!timing) {
+        launch(plan);
+        return plan;
+    }
+    auto const t0 = std::chrono::steady_clock::now();
+    launch(plan);
+    Choices::record(key, pick, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return plan;
 }
 } // namespace detail
+
+// The destinations of evaluateFused: dest = expr, and dest += expr (the expression kept as an expression: a field
+// operand becomes its leaf, a view).
+template <class T, class S, class X>
+auto assign(Field<T, S>& dest, X const& x) {
+    return detail::Assignment<false, T, S, decltype(asExpr(x))>{&dest, asExpr(x)};
+}
+template <class T, class S, class X>
+auto accumulate(Field<T, S>& dest, X const& x) {
+    return detail::Assignment<true, T, S, decltype(asExpr(x))>{&dest, asExpr(x)};
+}
 
 // Evaluates `expr` into every level of every column of `dest`. Returns the plan that was used.
 template <class Backend, class T, class S, class X>
 EvalPlan evaluate(Backend const& backend, Field<T, S>& dest, X const& x, Engine engine = Engine::Auto,
                   EngineOptions const& options = {}) {
-    return detail::evaluateInto<false>(backend, dest, x, engine, options);
+    return detail::evaluateAssignments(backend, engine, options, std::index_sequence<0>{}, assign(dest, x));
 }
 
 // dest += expr at every level of every column, in one pass (the fused form of evaluating into a scratch field and
@@ -484,7 +774,20 @@ EvalPlan evaluate(Backend const& backend, Field<T, S>& dest, X const& x, Engine 
 template <class Backend, class T, class S, class X>
 EvalPlan evaluateAdd(Backend const& backend, Field<T, S>& dest, X const& x, Engine engine = Engine::Auto,
                      EngineOptions const& options = {}) {
-    return detail::evaluateInto<true>(backend, dest, x, engine, options);
+    return detail::evaluateAssignments(backend, engine, options, std::index_sequence<0>{}, accumulate(dest, x));
+}
+
+// Several destinations in one kernel: `evaluateFused(backend, engine, options, assign(a, ea), accumulate(b, eb), ...)`.
+// A block takes its columns through every target in turn, so the leaves the expressions share are still in cache
+// (on a GPU, in L1/L2) when the next target reads them, and the evaluation is one launch instead of one per
+// destination. The bits are those of evaluating (or evaluateAdd-ing) each target on its own, in any order: no
+// expression may read a destination, and the destinations are distinct fields of the same columns on the same grid.
+// Shmem takes each column whole (the buffers of the largest target); when some target's column does not fit in one
+// tile, the targets are evaluated one by one instead. Returns the plan (`targets` the number fused in one kernel).
+template <class Backend, class... As>
+EvalPlan evaluateFused(Backend const& backend, Engine engine, EngineOptions const& options, As const&... as) {
+    static_assert(sizeof...(As) >= 1, "evaluateFused: give at least one destination (ops::assign, ops::accumulate)");
+    return detail::evaluateAssignments(backend, engine, options, std::index_sequence_for<As...>{}, as...);
 }
 
 } // namespace strata::ops

@@ -577,12 +577,25 @@ public:
             setVelocity(ctx);
             ops::evaluate(ctx.backend, m_rhoW, s.rhoFace * m_w, ctx.engine);
         }
-        // Heat is advected as potential temperature: dT/dt = exner d(theta)/dt.
-        add(ctx, m_cfg.scheme, t.T, u.T / s.exner, s.exner, HeatBudget, constants::cp, weight);
-        add(ctx, m_cfg.positiveScheme, t.q, u.q, 1.0, WaterBudget, 1.0, weight);
-        add(ctx, m_cfg.positiveScheme, t.qc, u.qc, 1.0, WaterBudget, 1.0, weight);
-        add(ctx, m_cfg.positiveScheme, t.qr, u.qr, 1.0, WaterBudget, 1.0, weight);
-        add(ctx, m_cfg.positiveScheme, t.tracer, u.tracer, 1.0, TracerBudget, 1.0, weight);
+        // Heat is advected as potential temperature: dT/dt = exner d(theta)/dt. The four positive variables share
+        // their scheme: their tendencies come from one kernel (ops::evaluateFused), then their budget terms.
+        withDivergence([&](auto const& div) {
+            withScheme(m_cfg.scheme, [&](auto const& flux) {
+                ops::evaluateAdd(ctx.backend, t.T, tendency(ctx, div, flux, u.T / s.exner, s.exner), ctx.engine);
+                addBudget(ctx, div, flux, u.T / s.exner, HeatBudget, constants::cp, weight);
+            });
+            withScheme(m_cfg.positiveScheme, [&](auto const& flux) {
+                ops::evaluateFused(ctx.backend, ctx.engine, ops::EngineOptions{},
+                                   ops::accumulate(t.q, tendency(ctx, div, flux, u.q, 1.0)),
+                                   ops::accumulate(t.qc, tendency(ctx, div, flux, u.qc, 1.0)),
+                                   ops::accumulate(t.qr, tendency(ctx, div, flux, u.qr, 1.0)),
+                                   ops::accumulate(t.tracer, tendency(ctx, div, flux, u.tracer, 1.0)));
+                addBudget(ctx, div, flux, u.q, WaterBudget, 1.0, weight);
+                addBudget(ctx, div, flux, u.qc, WaterBudget, 1.0, weight);
+                addBudget(ctx, div, flux, u.qr, WaterBudget, 1.0, weight);
+                addBudget(ctx, div, flux, u.tracer, TracerBudget, 1.0, weight);
+            });
+        });
     }
 
     StepCost stepCost() const override {
@@ -611,47 +624,51 @@ private:
                                                                                                             : 1.0;
     }
 
-    // tendency += -factor (1/rho0) [d/dz(rho0 w psi) - psi d/dz(rho0 w)], and the lateral inflow
-    // scale * integral(psi d/dz(rho0 w) dz), weighted by the stage, into the budget.
-    template <class Psi, class Factor>
-    void add(StepContext<Backend>& ctx, AdvectionScheme scheme, CenterField& tendency, Psi const& psi,
-             Factor const& factor, Budget budget, double scale, double weight) {
-        if (open()) {
-            addWith(ctx, ops::DivergenceF2C{}, scheme, tendency, psi, factor, budget, scale, weight);
-        } else {
-            // Closed column: w = 0 on the bottom and top faces, so no flux crosses them.
-            addWith(ctx, ops::DivergenceF2C{ops::SetValue{0.0}, ops::SetValue{0.0}}, scheme, tendency, psi, factor,
-                    budget, scale, weight);
-        }
+    // f(div): the divergence of the column's faces. An open column (uniform mass flux) takes its boundary fluxes from
+    // the upwind products' own boundary values (inflow: the value of the cell next to the boundary) and reports them
+    // to the budget; a closed one has w = 0 on the bottom and top faces, so no flux crosses them.
+    template <class F>
+    void withDivergence(F const& f) const {
+        if (open())
+            f(ops::DivergenceF2C{});
+        else
+            f(ops::DivergenceF2C{ops::SetValue{0.0}, ops::SetValue{0.0}});
     }
 
-    // An open column (uniform mass flux) takes its boundary fluxes from the upwind products' own boundary values
-    // (inflow: the value of the cell next to the boundary) and reports them to the budget.
+    // f(flux): the upwind product of the scheme.
+    template <class F>
+    static void withScheme(AdvectionScheme scheme, F const& f) {
+        if (scheme == AdvectionScheme::Upwind1)
+            f(ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}});
+        else if (scheme == AdvectionScheme::Limited)
+            f(ops::UpwindLimitedProductC2F{ops::FirstOrderOneSided{}, ops::FirstOrderOneSided{}});
+        else
+            f(ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}});
+    }
+
     bool open() const { return m_cfg.profile == AdvectionProfile::UniformMassFlux; }
 
-    template <class Div, class Psi, class Factor>
-    void addWith(StepContext<Backend>& ctx, Div const& div, AdvectionScheme scheme, CenterField& tendency,
-                 Psi const& psi, Factor const& factor, Budget budget, double scale, double weight) {
+    // The tendency -factor (1/rho0) [d/dz(rho0 w psi) - psi d/dz(rho0 w)].
+    template <class Div, class Flux, class Psi, class Factor>
+    auto tendency(StepContext<Backend>& ctx, Div const& div, Flux const& flux, Psi const& psi,
+                  Factor const& factor) const {
+        return -(factor * ((div(flux(m_rhoW, psi)) - psi * div(m_rhoW)) / ctx.state.rho));
+    }
+
+    // Into the budget, weighted by the stage: scale * (the flux through the open column's ends, and the lateral
+    // inflow integral(psi d/dz(rho0 w) dz)).
+    template <class Div, class Flux, class Psi>
+    void addBudget(StepContext<Backend>& ctx, Div const& div, Flux const& flux, Psi const& psi, Budget budget,
+                   double scale, double weight) {
         State& s = ctx.state;
-        auto const massDivergence = div(m_rhoW);
-        auto const tend = [&](auto const& flux) {
-            ops::evaluateAdd(ctx.backend, tendency,
-                             -(factor * ((div(flux(m_rhoW, psi)) - psi * massDivergence) / s.rho)), ctx.engine);
-            if (!open()) return;
+        if (open()) {
             ops::evaluate(ctx.backend, m_faceFlux, flux(m_rhoW, psi), ctx.engine);
             m_faceFlux.toHost();
             uint32_t const top = m_faceFlux.levels() - 1;
             for (uint32_t c = 0; c < s.columns; ++c)
                 ctx.budget.add(budget, c, weight * scale * (m_faceFlux.at(c, 0) - m_faceFlux.at(c, top)));
-        };
-        if (scheme == AdvectionScheme::Upwind1)
-            tend(ops::UpwindBiasedProductC2F{ops::Extrapolate{}, ops::Extrapolate{}});
-        else if (scheme == AdvectionScheme::Limited)
-            tend(ops::UpwindLimitedProductC2F{ops::FirstOrderOneSided{}, ops::FirstOrderOneSided{}});
-        else
-            tend(ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderOneSided{}, ops::ThirdOrderOneSided{}});
-
-        detail::integrateColumns(ctx.backend, m_source, m_column, psi * massDivergence);
+        }
+        detail::integrateColumns(ctx.backend, m_source, m_column, psi * div(m_rhoW));
         for (uint32_t c = 0; c < s.columns; ++c)
             ctx.budget.add(budget, c, weight * scale * m_column.host()[c]);
     }

@@ -135,7 +135,7 @@ void nthDerivative(Backend const& backend, NthDerivativeForm form, double const*
 // The largest n that runNthDerivative dispatches: 10 on the CPU backends; 8 on Cuda, where nvcc unrolls the
 // recursion completely and n = 9 and 10 took the CUDA device test from 1.5 to 6 minutes of compile time.
 template <class Backend>
-inline constexpr int maxNthDerivative = std::is_same_v<Backend, core::Cuda> ? 8 : 10;
+inline constexpr int maxNthDerivative = Backend::isGpu ? 8 : 10;
 
 template <uint32_t Rows, class Backend>
 void runNthDerivative(Backend const& backend, int n, NthDerivativeForm form, double const* matrix, double* result,

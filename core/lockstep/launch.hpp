@@ -11,13 +11,16 @@
 //     launch(backend, configSMem<23>(gridSize, bytes), kernel, ...)     // plus dynamic shared memory
 //     launch(backend, configFor(dataObject, gridSize), kernel, ...)     // domain from MakeBlockCfg<DataObject>
 //
-// Arguments are copied to every block (pass views and pointers, not containers). Launches are synchronous on every
-// backend. Errors (a race found by Threads, a CUDA launch failure) throw strata::Error naming the kernel.
+// Arguments are copied to every block (pass views and pointers, not containers). Launches are synchronous on the CPU
+// backends; on Cuda they are queued in order on the default stream (STRATA_CUDA_SYNC=1 waits for each, see
+// detail/launch_cuda.cuh). Errors (a race found by Threads, a CUDA launch failure) throw strata::Error naming the
+// kernel. The configuration types are in launch_cfg.hpp, each backend's launch loop in detail/.
 #pragma once
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/lockstep/block_cfg.hpp"
+#include "core/lockstep/launch_cfg.hpp"
 #include "core/lockstep/worker.hpp"
 
 #include <atomic>
@@ -34,62 +37,11 @@ inline std::atomic<uint64_t>& launchCounter() {
     return count;
 }
 
-template <class DomSizeND>
-struct LaunchCfg {
-    uint32_t gridSize;
-    std::size_t dynSharedBytes = 0;
-};
-
-inline LaunchCfg<void> config(uint32_t gridSize) { return {gridSize, 0}; }
-template <uint32_t N>
-LaunchCfg<CtUint32<N>> config(uint32_t gridSize) {
-    return {gridSize, 0};
-}
-template <class DomSizeND>
-requires isCtUint32<DomSizeND> LaunchCfg<DomSizeND> config(uint32_t gridSize) { return {gridSize, 0}; }
-inline LaunchCfg<void> configSMem(uint32_t gridSize, std::size_t dynBytes) { return {gridSize, dynBytes}; }
-template <uint32_t N>
-LaunchCfg<CtUint32<N>> configSMem(uint32_t gridSize, std::size_t dynBytes) {
-    return {gridSize, dynBytes};
-}
-template <class DomSizeND>
-requires isCtUint32<DomSizeND> LaunchCfg<DomSizeND> configSMem(uint32_t gridSize, std::size_t dynBytes) {
-    return {gridSize, dynBytes};
-}
-template <class DataObject>
-auto configFor(DataObject const&, uint32_t gridSize, std::size_t dynBytes = 0) {
-    return LaunchCfg<typename MakeBlockCfg<DataObject>::type::DomSizeNDType>{gridSize, dynBytes};
-}
-
-namespace detail {
-template <class K>
-concept HasShared = requires {
-    typename K::Shared;
-};
-
-template <class K>
-STRATA_HD constexpr std::size_t staticSharedBytes() {
-    if constexpr (HasShared<K>)
-        return sizeof(typename K::Shared);
-    else
-        return 0;
-}
-
-// Dynamic shared memory starts at this offset after the static part.
-constexpr std::size_t sharedAlign = 16;
-STRATA_HD constexpr std::size_t alignUp(std::size_t n) { return (n + sharedAlign - 1) / sharedAlign * sharedAlign; }
-
-template <class Kernel>
-std::string kernelName() {
-    return typeid(Kernel).name();
-}
-} // namespace detail
-
 } // namespace strata::lockstep
 
-#include "core/detail/launch_cpu.hpp"
+#include "core/lockstep/detail/launch_cpu.hpp"
 #if defined(__CUDACC__)
-#include "core/detail/launch_cuda.cuh"
+#include "core/lockstep/detail/launch_cuda.cuh"
 #endif
 
 namespace strata::lockstep {

@@ -32,8 +32,8 @@ class Worker {
 public:
     using BlockCfgType = Cfg;
     using BackendType = Backend;
-    static constexpr bool checked = std::is_same_v<Backend, core::Threads>;
-    static constexpr uint32_t minNumWorkers = std::is_same_v<Backend, core::Cuda> ? Cfg::cudaNumWorkers() : 1u;
+    static constexpr bool checked = Backend::checked;
+    static constexpr uint32_t minNumWorkers = Backend::isGpu ? Cfg::cudaNumWorkers() : 1u;
 
     STRATA_HD Worker(uint32_t workerIdx, uint32_t numWorkers, uint32_t blockIdx, uint32_t gridSize,
                      std::byte* staticShared, std::byte* dynShared, std::size_t dynBytes,

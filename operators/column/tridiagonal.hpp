@@ -86,12 +86,10 @@ constexpr std::size_t cyclicReductionBytes(uint32_t n) {
 
 namespace detail {
 
-inline constexpr uint32_t tridiagMaxGrid = 65535;
-
 // The algorithm that will run: Thomas or CyclicReduction.
 template <class Backend, class T>
 Tridiag chooseTridiag(Backend const& backend, uint32_t levels, Tridiag variant, TridiagOptions const& options) {
-    constexpr bool gpu = std::is_same_v<Backend, core::Cuda>;
+    constexpr bool gpu = Backend::isGpu;
     if (variant == Tridiag::Bfb) return Tridiag::Thomas;
     if (variant == Tridiag::Auto) variant = gpu ? Tridiag::CyclicReduction : Tridiag::Thomas;
     if (variant == Tridiag::CyclicReduction) {
@@ -120,7 +118,7 @@ T* thomasScratch(core::MemSpace space, std::size_t count) {
 
 template <uint32_t Dom, class Backend, class T>
 void launchCyclicReduction(Backend const& backend, TridiagViews<T> const& views) {
-    uint32_t const blocks = std::min(views.x.columns, tridiagMaxGrid);
+    uint32_t const blocks = std::min(views.x.columns, Backend::maxGridBlocks);
     lockstep::launch(backend, lockstep::configSMem(blocks, cyclicReductionBytes<T>(views.x.levels)),
                      TridiagCyclicReductionKernel<Dom>{}, views);
 }
@@ -149,7 +147,7 @@ Tridiag solveTridiagonal(Backend const& backend, Field<T, Center> const& a, Fiel
     detail::TridiagViews<T> const views{a.view(), b.view(), c.view(), d.view(), x.view()};
     if (chosen == Tridiag::Thomas) {
         T* const scratch = detail::thomasScratch<T>(Backend::memSpace, std::size_t{columns} * x.stride());
-        if constexpr (std::is_same_v<Backend, core::Serial> || std::is_same_v<Backend, core::OpenMP>) {
+        if constexpr (Backend::oneWorkerPerBlock) {
             constexpr uint32_t group = 8; // columns interleaved per worker (TridiagThomasGroupBody)
             threaded::threaded(backend, threaded::independent((columns + group - 1) / group),
                                detail::TridiagThomasGroupBody<T, group>{views, scratch});

@@ -61,6 +61,18 @@ void run(uint32_t levels) {
                     engineName(engine));
         if (!ok) ++failures;
     }
+    // Two destinations from one kernel (evaluateFused): the bits of the single evaluations on Serial.
+    Field<double, Center> out2H(grid, columns, core::MemSpace::Host), out2D(grid, columns, core::MemSpace::Cuda);
+    evaluate(core::Serial{}, outH, div(interp(kH) * grad(thetaH)), Engine::Direct);
+    evaluate(core::Serial{}, out2H, div(limited(wFace, thetaH)), Engine::Direct);
+    for (Engine engine : {Engine::Direct, Engine::Shmem}) {
+        evaluateFused(core::Cuda{}, engine, EngineOptions{}, assign(outD, div(interp(kD) * grad(thetaD))),
+                      assign(out2D, div(limited(wFace, thetaD))));
+        bool const ok = sameColumns(outD, outH) && sameColumns(out2D, out2H);
+        std::printf("%s: evaluateFused (diffusion, limited advection), %u levels, %s on Cuda == Direct on Serial\n",
+                    ok ? "ok  " : "FAIL", levels, engineName(engine));
+        if (!ok) ++failures;
+    }
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-// The CUDA backend's launch (included by core/lockstep/launch.hpp when compiled by nvcc).
+// The CUDA backend's launch (included by core/lockstep/launch.hpp when compiled by nvcc; compiles on its own).
 //
 // One CUDA block per lockstep block, Cfg::cudaNumWorkers() threads each. Static shared memory is a __shared__ array
 // of the kernel's `Shared` size (so `-Xptxas -v` reports it as static), dynamic shared memory is the launch's extern
@@ -7,6 +7,7 @@
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/lockstep/launch_cfg.hpp"
 #include "core/lockstep/worker.hpp"
 
 #include <cuda_runtime.h>

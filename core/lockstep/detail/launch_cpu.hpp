@@ -1,9 +1,10 @@
-// The CPU backends' launch loops (included by core/lockstep/launch.hpp only).
+// The CPU backends' launch loops (included by core/lockstep/launch.hpp; compiles on its own).
 #pragma once
 
 #include "core/backend.hpp"
 #include "core/detail/block_checker.hpp"
 #include "core/error.hpp"
+#include "core/lockstep/launch_cfg.hpp"
 #include "core/lockstep/worker.hpp"
 
 #include <cstddef>
