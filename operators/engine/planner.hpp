@@ -1,0 +1,279 @@
+// The engines' planner (operators/engine.hpp): Engine, EngineOptions, the plan of an evaluation (EvalPlan) for one
+// or several targets, and Auto's timed choice on the one-worker CPU backends.
+#pragma once
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "operators/engine/common.hpp"
+#include "operators/stencil_node.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+namespace strata::ops {
+
+enum class Engine { Direct, Shmem, Auto };
+
+inline char const* engineName(Engine e) {
+    switch (e) {
+    case Engine::Direct: return "direct";
+    case Engine::Shmem: return "shmem";
+    case Engine::Auto: return "auto";
+    }
+    return "?";
+}
+
+struct EngineOptions {
+    std::size_t sharedLimitBytes = 48 * 1024; // per block; the Cuda backend also checks the device's own limit
+    uint32_t maxTileLevels = 0;               // 0: no cap (tests set one to force tiling)
+    bool interiorLevels = true; // false: every level takes the general path with its boundary tests (tests compare)
+    bool timedAuto = true;      // Auto on Serial and OpenMP times both engines (false: the planner's rule)
+};
+
+// What the planner decided, for logs and benchmarks.
+struct EvalPlan {
+    Engine engine = Engine::Direct;
+    int depth = 0;
+    uint32_t columnsPerBlock = 1;
+    uint32_t tileLevels = 0;
+    uint32_t tiles = 1;
+    uint32_t buffers = 0;
+    uint32_t sharedBytesPerColumn = 0;
+    uint32_t sharedBytes = 0;
+    uint32_t blocks = 0;
+    uint32_t groupsPerBlock = 1; // Shmem, several targets on a one-worker backend: column groups per block
+    bool timed = false;          // Auto's engine came from its timed choice
+    uint32_t targets = 1;        // destinations computed by the one kernel (evaluateFused)
+
+    std::string describe() const {
+        std::ostringstream s;
+        s << engineName(engine) << (timed ? " (timed auto)" : "") << " depth=" << depth;
+        if (targets > 1) s << " targets=" << targets;
+        if (engine == Engine::Shmem)
+            s << " columns/block=" << columnsPerBlock << " tile=" << tileLevels << " tiles=" << tiles
+              << " buffers=" << buffers << " shared=" << sharedBytes << "B";
+        s << " blocks=" << blocks;
+        return s.str();
+    }
+};
+
+namespace detail {
+
+template <class E>
+uint32_t sharedBytesPerColumn(E expr, bool stageStencilFree, uint32_t tileLevels, uint32_t* buffers = nullptr) {
+    PlanState p;
+    p.tileLen = tileLevels;
+    p.stageStencilFree = stageStencilFree;
+    expr.plan(p, 0, 0);
+    if (buffers) *buffers = p.buffers;
+    return (p.bytes + 15u) / 16u * 16u;
+}
+
+template <class Backend>
+constexpr bool isGpu = Backend::isGpu;
+
+// Auto's timed choice for one expression type and shape. The first `trials` calls alternate Shmem and Direct (Shmem
+// first) and keep each engine's fastest time, so that a first call's page faults or cold caches do not decide; every
+// later call takes the engine with the lower best time. Deterministic given the times recorded (tests feed it times).
+class TimedChoice {
+public:
+    static constexpr int trials = 4;
+
+    Engine next() const {
+        if (m_calls < trials) return m_calls % 2 == 0 ? Engine::Shmem : Engine::Direct;
+        return m_best[1] < m_best[0] ? Engine::Shmem : Engine::Direct;
+    }
+    bool timing() const { return m_calls < trials; }
+    void record(Engine engine, double seconds) {
+        double& best = m_best[engine == Engine::Shmem ? 1 : 0];
+        best = std::min(best, seconds);
+        ++m_calls;
+    }
+    double best(Engine engine) const { return m_best[engine == Engine::Shmem ? 1 : 0]; }
+
+private:
+    double m_best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    int m_calls = 0;
+};
+
+// The timed choices of one instantiation of evaluate (expression type, destination type, backend, add or not), per
+// shape and the options that change a plan; shared by the host threads that evaluate (a lock per call: ~0.1 us).
+struct TimedChoiceKey {
+    uint32_t columns, levels, maxTileLevels;
+    std::size_t sharedLimitBytes;
+    int threads;
+    bool interiorLevels;
+    auto operator<=>(TimedChoiceKey const&) const = default;
+};
+
+template <class...>
+struct TypeList {};
+
+template <class Instantiation>
+class TimedChoices {
+public:
+    static Engine next(TimedChoiceKey const& key, bool* timing) {
+        std::lock_guard<std::mutex> lock(mutex());
+        TimedChoice const& c = map()[key];
+        *timing = c.timing();
+        return c.next();
+    }
+    static void record(TimedChoiceKey const& key, Engine engine, double seconds) {
+        std::lock_guard<std::mutex> lock(mutex());
+        map()[key].record(engine, seconds);
+    }
+
+private:
+    static std::mutex& mutex() {
+        static std::mutex m;
+        return m;
+    }
+    static std::map<TimedChoiceKey, TimedChoice>& map() {
+        static std::map<TimedChoiceKey, TimedChoice> m;
+        return m;
+    }
+};
+
+// The plan for Shmem when `wantShmem` (the longest tile that fits; with `required`, strata::Error when not even one
+// level fits, else Direct), for Direct otherwise. Lays out the Shmem buffers in `expr`.
+template <class Backend, class E>
+EvalPlan planFor(Backend const& backend, E& expr, uint32_t columns, uint32_t levels, bool wantShmem, bool required,
+                 EngineOptions const& options) {
+    (void)backend;
+    EvalPlan plan;
+    plan.depth = E::depth;
+    std::size_t limit = options.sharedLimitBytes;
+    if constexpr (detail::isGpu<Backend>) limit = std::min(limit, core::sharedMemoryPerBlock(backend));
+
+    constexpr bool stageStencilFree = !detail::oneWorkerBackend<Backend>;
+    if (E::depth == 0) wantShmem = false; // nothing to stage
+
+    if (wantShmem) {
+        uint32_t tile = levels;
+        if (options.maxTileLevels > 0) tile = std::min(tile, options.maxTileLevels);
+        auto fits = [&](uint32_t t) { return detail::sharedBytesPerColumn(expr, stageStencilFree, t) <= limit; };
+        if (!fits(tile)) {
+            uint32_t lo = 0, hi = tile; // largest t in [1, tile] that fits, by bisection (bytes grow with t)
+            while (hi - lo > 1) {
+                uint32_t const mid = lo + (hi - lo) / 2;
+                (fits(mid) ? lo : hi) = mid;
+            }
+            tile = lo;
+        }
+        if (tile == 0) {
+            if (required) {
+                std::ostringstream msg;
+                msg << "the expression needs " << detail::sharedBytesPerColumn(expr, stageStencilFree, 1)
+                    << " bytes of shared memory for a single level";
+                throw Error(msg.str(), "evaluate (Shmem engine)",
+                            "at most " + std::to_string(limit) + " bytes (EngineOptions::sharedLimitBytes)");
+            }
+            wantShmem = false;
+        } else {
+            uint32_t buffers = 0;
+            uint32_t const perColumn = detail::sharedBytesPerColumn(expr, stageStencilFree, tile, &buffers);
+            uint32_t cpb = std::max<uint32_t>(1, detail::engineBlockDomSize / tile);
+            if (perColumn > 0) cpb = std::min<uint32_t>(cpb, static_cast<uint32_t>(limit / perColumn));
+            cpb = std::max<uint32_t>(1, std::min(cpb, columns));
+            plan.engine = Engine::Shmem;
+            plan.tileLevels = tile;
+            plan.tiles = (levels + tile - 1) / tile;
+            plan.columnsPerBlock = cpb;
+            plan.buffers = buffers;
+            plan.sharedBytesPerColumn = perColumn;
+            plan.sharedBytes = perColumn * cpb;
+            uint32_t const tasks = (columns + cpb - 1) / cpb * plan.tiles;
+            plan.blocks = std::min(tasks, Backend::maxGridBlocks);
+            PlanState p;
+            p.tileLen = tile;
+            p.stageStencilFree = stageStencilFree;
+            expr.plan(p, 0, 0); // the real layout, kept in the expression the kernel receives
+        }
+    }
+    if (!wantShmem) {
+        plan.engine = Engine::Direct;
+        uint32_t const columnsPerBlock = detail::columnsPerBlock(levels);
+        plan.columnsPerBlock = columnsPerBlock;
+        plan.blocks = std::min((columns + columnsPerBlock - 1) / columnsPerBlock, Backend::maxGridBlocks);
+    }
+    return plan;
+}
+
+// Several targets on a one-worker CPU backend: the points of a block (256 KiB of doubles per field), so that each
+// target streams long runs (measured on advection's four targets: 1024 points 20.3 ms, 4096 18.0, 32768 17.3, the
+// four kernels of evaluateAdd 17.6).
+inline constexpr uint32_t fusedPointsPerBlock = 32768;
+
+// The plan of one or several targets in one kernel. One target: planFor's plan (tiles allowed). Several: each
+// expression planned for its own destination, the whole column of every destination in one tile (`fused` false when
+// a Shmem plan would need tiles: the caller then evaluates the targets one by one), the fewest columns per block any
+// target allows, the largest buffers any target needs. `perColumn[t]`: target t's shared bytes per column.
+template <class Backend, class... Es>
+EvalPlan planTargets(Backend const& backend, uint32_t columns, uint32_t const* levels, bool wantShmem, bool required,
+                     EngineOptions const& options, bool* fused, uint32_t* perColumn, Es&... exprs) {
+    std::size_t i = 0;
+    EvalPlan const each[] = {planFor(backend, exprs, columns, levels[i++], wantShmem, required, options)...};
+    *fused = true;
+    for (std::size_t t = 0; t < sizeof...(Es); ++t)
+        perColumn[t] = each[t].engine == Engine::Shmem ? each[t].sharedBytesPerColumn : 0u;
+    if constexpr (sizeof...(Es) == 1) {
+        return each[0];
+    } else {
+        EvalPlan plan;
+        plan.targets = sizeof...(Es);
+        plan.engine = Engine::Shmem;
+        uint32_t maxLevels = 0;
+        for (std::size_t t = 0; t < sizeof...(Es); ++t) {
+            plan.depth = std::max(plan.depth, each[t].depth);
+            maxLevels = std::max(maxLevels, levels[t]);
+            if (each[t].engine != Engine::Shmem && each[t].depth > 0) plan.engine = Engine::Direct; // does not fit
+            if (each[t].engine == Engine::Shmem && each[t].tiles > 1) *fused = false;
+        }
+        if (plan.depth == 0 || !wantShmem) plan.engine = Engine::Direct;
+        if (plan.engine == Engine::Shmem) {
+            plan.columnsPerBlock = ~0u;
+            for (std::size_t t = 0; t < sizeof...(Es); ++t) {
+                if (each[t].engine != Engine::Shmem) continue; // a depth-0 target: no buffers
+                plan.columnsPerBlock = std::min(plan.columnsPerBlock, each[t].columnsPerBlock);
+                plan.buffers = std::max(plan.buffers, each[t].buffers);
+                plan.sharedBytesPerColumn = std::max(plan.sharedBytesPerColumn, each[t].sharedBytesPerColumn);
+            }
+            plan.tileLevels = maxLevels;
+            plan.tiles = 1;
+            plan.sharedBytes = plan.sharedBytesPerColumn * plan.columnsPerBlock;
+            uint32_t const groups = (columns + plan.columnsPerBlock - 1) / plan.columnsPerBlock;
+            if constexpr (oneWorkerBackend<Backend>)
+                plan.groupsPerBlock = std::max(1u, fusedPointsPerBlock / (plan.columnsPerBlock * maxLevels));
+            plan.blocks = std::min((groups + plan.groupsPerBlock - 1) / plan.groupsPerBlock, Backend::maxGridBlocks);
+        } else {
+            *fused = true; // Direct needs no tiles
+            for (std::size_t t = 0; t < sizeof...(Es); ++t)
+                perColumn[t] = 0;
+            plan.columnsPerBlock = columnsPerBlock(maxLevels);
+            if constexpr (oneWorkerBackend<Backend>)
+                plan.columnsPerBlock = std::max(1u, fusedPointsPerBlock / maxLevels); // long runs, as for Shmem
+            plan.blocks = std::min((columns + plan.columnsPerBlock - 1) / plan.columnsPerBlock, Backend::maxGridBlocks);
+        }
+        return plan;
+    }
+}
+
+} // namespace detail
+
+// Plans the evaluation of `expr` into a destination of `columns` x `levels`, and lays out its buffers. Auto here is
+// the planner's rule (evaluate's timed choice on Serial and OpenMP picks between the plans of the two engines).
+template <class Backend, class E>
+EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint32_t levels, Engine engine,
+                        EngineOptions const& options) {
+    bool wantShmem = engine == Engine::Shmem;
+    if (engine == Engine::Auto) wantShmem = E::depth >= 2 || (detail::isGpu<Backend> && E::depth >= 1);
+    return detail::planFor(backend, expr, columns, levels, wantShmem, engine == Engine::Shmem, options);
+}
+
+} // namespace strata::ops

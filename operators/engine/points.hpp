@@ -1,0 +1,84 @@
+// Pointwise kernels that are not expressions, with the engines' column walk (operators/engine.hpp):
+// forEachPoint and forEachPointOfFields.
+#pragma once
+
+#include "operators/engine/common.hpp"
+
+#include <cstdint>
+
+namespace strata::ops {
+
+namespace detail {
+
+// Whole columns per block, as in the Direct kernel: no division per point to find (column, level), and on the
+// one-worker CPU backends a plain loop over a column's levels, which the compiler vectorises.
+struct PointKernel {
+    static constexpr uint32_t blockDomSize = engineBlockDomSize;
+    STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) { return detail::columnsPerBlock(levels); }
+
+    template <class W, class F>
+    STRATA_HD void operator()(W const& worker, F const& f, uint32_t columns, uint32_t levels) const {
+        uint32_t const perBlock = columnsPerBlock(levels);
+        for (uint32_t b = worker.blockDomIdx(); b * perBlock < columns; b += worker.gridDomSize()) {
+            uint32_t const col0 = b * perBlock;
+            uint32_t const ncols = columns - col0 < perBlock ? columns - col0 : perBlock;
+            // pointwise: no interior split
+            forEachColumnLevel<0>(worker, false, ncols, 0u, levels, levels,
+                                  [&](uint32_t c, uint32_t k, auto) { f(col0 + c, k); });
+        }
+    }
+};
+
+// f(i, col, k) for i < Fields, for the columns of each block in turn: field by field within a block, so that a
+// kernel over several fields keeps the few streams of one field at a time (seven fields' streams at once thrash the
+// L1 sets when the fields share their alignment: measured, docs/performance.md). A GPU block takes the columns of
+// 256 items; a CPU block (one worker) about 32768 points, 256 KiB of a field, long enough for the prefetchers.
+template <uint32_t Fields>
+struct FieldsPointKernel {
+    static constexpr uint32_t blockDomSize = engineBlockDomSize;
+    template <bool OneWorker>
+    STRATA_HD static uint32_t columnsPerBlock(uint32_t levels) {
+        if constexpr (OneWorker)
+            return levels >= 32768u ? 1u : 32768u / levels;
+        else
+            return detail::columnsPerBlock(levels);
+    }
+    template <class W, class F>
+    STRATA_HD void operator()(W const& worker, F const& f, uint32_t columns, uint32_t levels) const {
+        uint32_t const perBlock = columnsPerBlock<oneWorker<W>>(levels);
+        for (uint32_t b = worker.blockDomIdx(); b * perBlock < columns; b += worker.gridDomSize()) {
+            uint32_t const col0 = b * perBlock;
+            uint32_t const ncols = columns - col0 < perBlock ? columns - col0 : perBlock;
+            for (uint32_t i = 0; i < Fields; ++i)
+                forEachColumnLevel<0>(worker, false, ncols, 0u, levels, levels,
+                                      [&](uint32_t c, uint32_t k, auto) { f(i, col0 + c, k); });
+        }
+    }
+};
+
+} // namespace detail
+
+// f(i, col, k) for i < Fields and every level of every column: one kernel over several fields of the same shape
+// (the model's Runge-Kutta stages over its seven prognostic fields), one launch instead of Fields.
+template <uint32_t Fields, class Backend, class F>
+void forEachPointOfFields(Backend const& backend, uint32_t columns, uint32_t levels, F const& f) {
+    if (columns == 0 || levels == 0) return;
+    using K = detail::FieldsPointKernel<Fields>;
+    uint32_t const perBlock = K::template columnsPerBlock<detail::oneWorkerBackend<Backend>>(levels);
+    uint32_t const blocks = (columns + perBlock - 1) / perBlock;
+    lockstep::launch(backend, lockstep::config(blocks < Backend::maxGridBlocks ? blocks : Backend::maxGridBlocks), K{},
+                     f, columns, levels);
+}
+
+// f(col, k) for every level of every column of a `columns` x `levels` field, with the engines' column walk: the
+// pointwise kernels that are not expressions (a functor struct, so that nvcc compiles the same code for Cuda).
+template <class Backend, class F>
+void forEachPoint(Backend const& backend, uint32_t columns, uint32_t levels, F const& f) {
+    if (columns == 0 || levels == 0) return;
+    uint32_t const perBlock = detail::PointKernel::columnsPerBlock(levels);
+    uint32_t const blocks = (columns + perBlock - 1) / perBlock;
+    lockstep::launch(backend, lockstep::config(blocks < Backend::maxGridBlocks ? blocks : Backend::maxGridBlocks),
+                     detail::PointKernel{}, f, columns, levels);
+}
+
+} // namespace strata::ops
