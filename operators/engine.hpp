@@ -155,28 +155,30 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
                       Target<As::add, std::tuple_element_t<I, Exprs>, typename As::Value, typename As::Stagger>{
                           std::get<I>(exprs), as.dest->view(), perColumn[I]}...);
     };
-    if (!timed || plan.engine != Engine::Shmem) {
-        launch(plan);
-        return plan;
+    // The timed choice exists only on the one-worker backends: elsewhere it is not even instantiated.
+    if constexpr (oneWorkerBackend<Backend>) {
+        if (timed && plan.engine == Engine::Shmem) {
+            int threads = 1;
+            if constexpr (std::is_same_v<Backend, core::OpenMP>) threads = core::openmpThreads();
+            TimedChoiceKey const key{
+                columns, levels[0], options.maxTileLevels, options.sharedLimitBytes, threads, options.interiorLevels};
+            using Choices = TimedChoices<TypeList<Backend, As..., Exprs>>;
+            bool timing = false;
+            Engine const pick = Choices::next(key, &timing);
+            if (pick == Engine::Direct)
+                plan = planTargets(backend, columns, levels, false, false, options, &fused, perColumn,
+                                   std::get<I>(exprs)...);
+            plan.timed = true;
+            if (timing) {
+                auto const t0 = std::chrono::steady_clock::now();
+                launch(plan);
+                Choices::record(key, pick,
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+                return plan;
+            }
+        }
     }
-    int threads = 1;
-    if constexpr (std::is_same_v<Backend, core::OpenMP>) threads = core::openmpThreads();
-    TimedChoiceKey const key{
-        columns, levels[0], options.maxTileLevels, options.sharedLimitBytes, threads, options.interiorLevels};
-    using Choices = TimedChoices<TypeList<Backend, As..., Exprs>>;
-    bool timing = false;
-    Engine const pick = Choices::next(key, &timing);
-    if (pick == Engine::Direct) {
-        plan = planTargets(backend, columns, levels, false, false, options, &fused, perColumn, std::get<I>(exprs)...);
-    }
-    plan.timed = true;
-    if (!timing) {
-        launch(plan);
-        return plan;
-    }
-    auto const t0 = std::chrono::steady_clock::now();
     launch(plan);
-    Choices::record(key, pick, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return plan;
 }
 } // namespace detail
