@@ -10,16 +10,15 @@
 //  Cuda     one CUDA thread per worker, compiled by nvcc when STRATA_ENABLE_CUDA=ON.
 //
 // What kernels may assume of a backend are traits of its tag (not tests of which tag it is), so that a new backend is
-// one tag with its traits and one launch loop (core/detail/launch_*.hpp):
+// one tag with its traits and one launch loop (core/lockstep/detail/launch_*):
 //   memSpace           where its kernels' data live (Host, Cuda)
 //   isGpu              a device of many threads per block and a launch cost of microseconds: the planners stage
-//                      every argument, coalesce, and pick CyclicReduction over Thomas
+//                      every argument and pick CyclicReduction over Thomas
 //   oneWorkerPerBlock  a block is one worker: kernels walk their work in plain loops (which the compiler vectorises)
 //                      and need not stage stencil-free arguments; sync() does nothing
 //   checked            shared-memory accesses and syncs are checked (the Threads backend)
 //   maxGridBlocks      the most blocks one launch asks for; kernels walk further work grid-stride (CUDA's 65535 is
 //                      used on every backend, so that plans are alike)
-//   blockItems         the work items of the block domain that engines and column kernels use (256)
 // Every tag states all of them (a tag is an aggregate: `Threads{3}` must stay its worker count).
 #pragma once
 
@@ -31,7 +30,8 @@ namespace strata::core {
 
 enum class MemSpace { Host, Cuda };
 
-// Defaults of the engines and column kernels, the same on every backend (traits below).
+// Defaults of the engines and column kernels, the same on every backend: the grid limit (the maxGridBlocks trait
+// below) and the work items of the block domain that engines and column kernels use (not a trait: no backend differs).
 inline constexpr uint32_t defaultMaxGridBlocks = 65535;
 inline constexpr uint32_t defaultBlockItems = 256;
 
@@ -42,7 +42,6 @@ struct Serial {
     static constexpr bool oneWorkerPerBlock = true;
     static constexpr bool checked = false;
     static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
-    static constexpr uint32_t blockItems = defaultBlockItems;
 };
 
 struct OpenMP {
@@ -52,7 +51,6 @@ struct OpenMP {
     static constexpr bool oneWorkerPerBlock = true;
     static constexpr bool checked = false;
     static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
-    static constexpr uint32_t blockItems = defaultBlockItems;
 };
 
 struct Threads {
@@ -62,7 +60,6 @@ struct Threads {
     static constexpr bool oneWorkerPerBlock = false;
     static constexpr bool checked = true;
     static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
-    static constexpr uint32_t blockItems = defaultBlockItems;
     uint32_t numWorkers = 4; // workers (threads) per block
     bool checkShared = true; // shadow-check every shared-memory access
 };
@@ -74,7 +71,6 @@ struct Cuda {
     static constexpr bool oneWorkerPerBlock = false;
     static constexpr bool checked = false;
     static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
-    static constexpr uint32_t blockItems = defaultBlockItems;
     int device = 0;
 };
 
