@@ -15,11 +15,11 @@
 
 #include "app/config.hpp"
 #include "app/io/restart.hpp"
+#include "app/model/implicit_diffusion.hpp"
 #include "app/model/kernels.hpp"
 #include "app/model/state.hpp"
 #include "core/error.hpp"
 #include "operators/column/integrals.hpp"
-#include "operators/column/tridiagonal.hpp"
 #include "operators/operators.hpp"
 
 #include <array>
@@ -254,41 +254,6 @@ struct ReedJablonowskiDiffusivity {
     }
 };
 
-// Backward-Euler coefficients for one scalar: a x[k-1] + b x[k] + c x[k+1] = d.
-struct ImplicitCoefficients {
-    CenterView a, b, c, d;
-    CenterConst psi, rho;
-    FaceConst rhoK;
-    double const* surfaceFlux; // rho_face * F at the surface, per column
-    ops::GridView grid;
-    double dt;
-    bool noSlip; // psi = 0 on the bottom face (winds over a no-slip ground): the half cell below center 0 conducts
-    bool rightHandSideOnly; // a, b, c hold this matrix already (the previous variable's): only d is written
-    STRATA_HD void operator()(uint32_t col, uint32_t k) const {
-        uint32_t const n = grid.n();
-        double const perMass = 1.0 / (rho(col, k) * grid.dzCenter[k]); // the one division: 1 / m
-        d(col, k) = psi(col, k) + (k == 0 ? dt * surfaceFlux[col] * perMass : 0.0);
-        if (rightHandSideOnly) return;
-        double const below = k > 0 ? rhoK(col, k) * grid.rdzFace[k] : 0.0;
-        double const above = k + 1 < n ? rhoK(col, k + 1) * grid.rdzFace[k + 1] : 0.0;
-        double const ground = k == 0 && noSlip ? dt * rhoK(col, 0) * grid.rdzFace[0] * perMass : 0.0;
-        a(col, k) = -dt * below * perMass;
-        c(col, k) = -dt * above * perMass;
-        b(col, k) = 1.0 - a(col, k) - c(col, k) + ground;
-    }
-};
-
-struct ToTheta {
-    CenterView theta;
-    CenterConst T, exner;
-    STRATA_HD void operator()(uint32_t c, uint32_t k) const { theta(c, k) = T(c, k) / exner(c, k); }
-};
-struct FromTheta {
-    CenterView T;
-    CenterConst theta, exner;
-    STRATA_HD void operator()(uint32_t c, uint32_t k) const { T(c, k) = theta(c, k) * exner(c, k); }
-};
-
 template <class Backend>
 class VerticalDiffusion : public Process<Backend> {
 public:
@@ -297,7 +262,7 @@ public:
           m_rhoK(s.grid, s.columns, s.space), m_heat(s.columns, s.space), m_moisture(s.columns, s.space),
           m_tracer(s.columns, s.space), m_negHeat(s.columns, s.space), m_negMoisture(s.columns, s.space),
           m_negTracer(s.columns, s.space), m_noFlux(s.columns, s.space), m_a(s.grid, s.columns, s.space),
-          m_b(s.grid, s.columns, s.space), m_c(s.grid, s.columns, s.space), m_d(s.grid, s.columns, s.space) {
+          m_inverse(s.grid, s.columns, s.space), m_cPrime(s.grid, s.columns, s.space) {
         std::fill(m_noFlux.host().begin(), m_noFlux.host().end(), 0.0);
         m_noFlux.toDevice();
     }
@@ -408,31 +373,17 @@ public:
         momentum(u.v, t.v);
     }
 
+    // Backward Euler for T (through theta = T / exner0), q, tracer, u and v, in one kernel
+    // (app/model/implicit_diffusion.hpp: the matrix is built and factored once per column and ground condition).
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
         if (m_cfg.mode != DiffusionMode::Implicit) return;
         State& s = ctx.state;
-        auto const g = s.grid->view(Backend::memSpace);
-        // The matrix depends on the ground condition only: scalars share one, the winds another (the same when the
-        // ground is free-slip), so a, b, c are written once per kind and later variables write only d.
-        int matrixOf = -1; // -1: none yet; else the noSlip flag it was built for
-        auto solve = [&](CenterField& psi, core::Buffer<double> const& flux, bool noSlip = false) {
-            bool const reuse = matrixOf == static_cast<int>(noSlip);
-            forEachPoint(ctx.backend, s.columns, psi.levels(),
-                         ImplicitCoefficients{m_a.view(), m_b.view(), m_c.view(), m_d.view(), std::as_const(psi).view(),
-                                              std::as_const(s.rho).view(), std::as_const(m_rhoK).view(), flux.device(),
-                                              g, ctx.dt, noSlip, reuse});
-            matrixOf = static_cast<int>(noSlip);
-            ops::solveTridiagonal(ctx.backend, m_a, m_b, m_c, m_d, psi, ops::Tridiag::Bfb);
-        };
-        forEachPoint(ctx.backend, s.columns, u.T.levels(),
-                     ToTheta{s.scratch.view(), std::as_const(u.T).view(), std::as_const(s.exner).view()});
-        solve(s.scratch, m_heat);
-        forEachPoint(ctx.backend, s.columns, u.T.levels(),
-                     FromTheta{u.T.view(), std::as_const(s.scratch).view(), std::as_const(s.exner).view()});
-        solve(u.q, m_moisture);
-        solve(u.tracer, m_tracer);
-        solve(u.u, m_noFlux, noSlip());
-        solve(u.v, m_noFlux, noSlip());
+        diffuseImplicitly(ctx.backend, s.columns,
+                          ImplicitDiffusionColumns{u.T.view(), u.q.view(), u.tracer.view(), u.u.view(), u.v.view(),
+                                                   std::as_const(s.rho).view(), std::as_const(s.exner).view(),
+                                                   std::as_const(m_rhoK).view(), m_heat.device(), m_moisture.device(),
+                                                   m_tracer.device(), m_noFlux.device(), m_a.view(), m_inverse.view(),
+                                                   m_cPrime.view(), s.grid->view(Backend::memSpace), ctx.dt, noSlip()});
     }
 
     StepCost stepCost() const override {
@@ -491,8 +442,8 @@ private:
     FaceField m_rhoK;
     core::Buffer<double> m_heat, m_moisture, m_tracer; // rho_face F at the surface (kinematic flux times density)
     core::Buffer<double> m_negHeat, m_negMoisture, m_negTracer;
-    core::Buffer<double> m_noFlux; // zeros: no flux through the bottom face (winds over a free-slip ground)
-    CenterField m_a, m_b, m_c, m_d;
+    core::Buffer<double> m_noFlux;        // zeros: no flux through the bottom face (winds over a free-slip ground)
+    CenterField m_a, m_inverse, m_cPrime; // the implicit solve's elimination, per column
 };
 
 // ---------------------------------------------------------------------------------------------------------------
