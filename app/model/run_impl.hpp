@@ -1,4 +1,5 @@
-// The time loop, for one backend (included by run.cpp for the CPU backends and by run_cuda.cu for Cuda).
+// The time loop, for one backend (instantiated by run_serial.cpp, run_openmp.cpp and run_threads.cpp for the CPU
+// backends and by run_cuda.cu for Cuda).
 #pragma once
 
 #include "app/io/output.hpp"
@@ -384,5 +385,14 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     }
     return summary;
 }
+
+// The CPU backends' loops are compiled once each, in run_serial.cpp, run_openmp.cpp and run_threads.cpp (three
+// translation units a parallel build compiles side by side), not in every file that includes this header.
+extern template RunSummary runWith<core::Serial>(core::Serial const&, std::string const&, Config const&,
+                                                 core::Context const&, RunOptions const&, std::ostream&);
+extern template RunSummary runWith<core::OpenMP>(core::OpenMP const&, std::string const&, Config const&,
+                                                 core::Context const&, RunOptions const&, std::ostream&);
+extern template RunSummary runWith<core::Threads>(core::Threads const&, std::string const&, Config const&,
+                                                  core::Context const&, RunOptions const&, std::ostream&);
 
 } // namespace strata::app

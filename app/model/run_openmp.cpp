@@ -1,0 +1,9 @@
+// The time loop on OpenMP, compiled here once (app/model/run_impl.hpp declares it extern; run_serial.cpp says why).
+#include "app/model/run_impl.hpp"
+
+namespace strata::app {
+
+template RunSummary runWith<core::OpenMP>(core::OpenMP const&, std::string const&, Config const&, core::Context const&,
+                                          RunOptions const&, std::ostream&);
+
+} // namespace strata::app
