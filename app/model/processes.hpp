@@ -480,7 +480,8 @@ class VerticalAdvection : public Process<Backend> {
 public:
     VerticalAdvection(AdvectionConfig const& cfg, State& s)
         : m_cfg(cfg), m_w(s.grid, s.columns, s.space), m_rhoW(s.grid, s.columns, s.space),
-          m_faceFlux(s.grid, s.columns, s.space), m_source(s.grid, s.columns, s.space), m_column(s.columns, s.space) {}
+          m_faceFlux(s.grid, s.columns, s.space), m_source(s.grid, s.columns, s.space),
+          m_columns(5 * s.columns, s.space) {}
 
     std::string name() const override { return "vertical_advection"; }
     bool hasTendencies() const override { return true; }
@@ -533,7 +534,6 @@ public:
         withDivergence([&](auto const& div) {
             withScheme(m_cfg.scheme, [&](auto const& flux) {
                 ops::evaluateAdd(ctx.backend, t.T, tendency(ctx, div, flux, u.T / s.exner, s.exner), ctx.engine);
-                addBudget(ctx, div, flux, u.T / s.exner, HeatBudget, constants::cp, weight);
             });
             withScheme(m_cfg.positiveScheme, [&](auto const& flux) {
                 ops::evaluateFused(ctx.backend, ctx.engine, ops::EngineOptions{},
@@ -541,10 +541,20 @@ public:
                                    ops::accumulate(t.qc, tendency(ctx, div, flux, u.qc, 1.0)),
                                    ops::accumulate(t.qr, tendency(ctx, div, flux, u.qr, 1.0)),
                                    ops::accumulate(t.tracer, tendency(ctx, div, flux, u.tracer, 1.0)));
-                addBudget(ctx, div, flux, u.q, WaterBudget, 1.0, weight);
-                addBudget(ctx, div, flux, u.qc, WaterBudget, 1.0, weight);
-                addBudget(ctx, div, flux, u.qr, WaterBudget, 1.0, weight);
-                addBudget(ctx, div, flux, u.tracer, TracerBudget, 1.0, weight);
+            });
+            // The budget terms: the five lateral-inflow integrals in one launch and one copy, then per variable, in
+            // this order, the open column's boundary fluxes and its integral.
+            ops::columnIntegralsOf(ctx.backend, m_source, m_columns, (u.T / s.exner) * div(m_rhoW), u.q * div(m_rhoW),
+                                   u.qc * div(m_rhoW), u.qr * div(m_rhoW), u.tracer * div(m_rhoW));
+            m_columns.toHost();
+            withScheme(m_cfg.scheme, [&](auto const& flux) {
+                addBudget(ctx, flux, u.T / s.exner, 0, HeatBudget, constants::cp, weight);
+            });
+            withScheme(m_cfg.positiveScheme, [&](auto const& flux) {
+                addBudget(ctx, flux, u.q, 1, WaterBudget, 1.0, weight);
+                addBudget(ctx, flux, u.qc, 2, WaterBudget, 1.0, weight);
+                addBudget(ctx, flux, u.qr, 3, WaterBudget, 1.0, weight);
+                addBudget(ctx, flux, u.tracer, 4, TracerBudget, 1.0, weight);
             });
         });
     }
@@ -607,9 +617,9 @@ private:
     }
 
     // Into the budget, weighted by the stage: scale * (the flux through the open column's ends, and the lateral
-    // inflow integral(psi d/dz(rho0 w) dz)).
-    template <class Div, class Flux, class Psi>
-    void addBudget(StepContext<Backend>& ctx, Div const& div, Flux const& flux, Psi const& psi, Budget budget,
+    // inflow integral(psi d/dz(rho0 w) dz), integral `index` of m_columns).
+    template <class Flux, class Psi>
+    void addBudget(StepContext<Backend>& ctx, Flux const& flux, Psi const& psi, uint32_t index, Budget budget,
                    double scale, double weight) {
         State& s = ctx.state;
         if (open()) {
@@ -619,9 +629,9 @@ private:
             for (uint32_t c = 0; c < s.columns; ++c)
                 ctx.budget.add(budget, c, weight * scale * (m_faceFlux.at(c, 0) - m_faceFlux.at(c, top)));
         }
-        detail::integrateColumns(ctx.backend, m_source, m_column, psi * div(m_rhoW));
+        double const* const integral = m_columns.host().data() + std::size_t{index} * s.columns;
         for (uint32_t c = 0; c < s.columns; ++c)
-            ctx.budget.add(budget, c, weight * scale * m_column.host()[c]);
+            ctx.budget.add(budget, c, weight * scale * integral[c]);
     }
 
     // The amplitude at time t: steady, or wMax sin(pi t / duration) until `duration`, then 0.
@@ -646,8 +656,8 @@ private:
     mutable FaceField m_w;
     mutable bool m_velocityReady = false; // w and rho0 w hold the steady profile
     FaceField m_rhoW, m_faceFlux;
-    CenterField m_source;
-    core::Buffer<double> m_column;
+    CenterField m_source;           // the shape (columns, grid) of the budget integrals
+    core::Buffer<double> m_columns; // the five budget integrals of a stage: theta, q, qc, qr, tracer
 };
 
 // ---------------------------------------------------------------------------------------------------------------

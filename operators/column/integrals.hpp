@@ -8,6 +8,8 @@
 //                                                scratch field, one launch): the bits of evaluating it into a field
 //                                                with Engine::Direct and integrating that; `shape` (a Center field of
 //                                                the expression's columns and grid) gives the columns and dz
+//   columnIntegralsOf(backend, shape, out, e0, e1, ...)   several of those in one launch: out[i columns + col] the
+//                                                integral of e_i, each with the bits of its own columnIntegralOf
 //   columnIntegralFromBottom(backend, f, F, F0)  F[0] = F0,    F[k+1] = F[k] + f[k] dz[k]   (k = 0, 1, ..., n-1)
 //   columnIntegralFromTop(backend, f, F, Ftop)   F[n] = Ftop,  F[k]   = F[k+1] + f[k] dz[k] (k = n-1, ..., 0)
 //   columnSum / columnMin / columnMax(backend, g, out)   out[col] = the sum / min / max over the levels of g
@@ -134,6 +136,64 @@ void columnIntegralOf(Backend const& backend, Field<T, Center> const& shape, X c
     detail::checkLeaves(expr, shape.columns(), shape.grid().cells(), nullptr, where);
     detail::launchColumns(backend, shape.columns(),
                           detail::ExprIntegralBody<T, E>{expr, shape.grid().view(Backend::memSpace), out.device()});
+}
+
+namespace detail {
+// Several ExprIntegralBody in one column walk: each integral in turn, its own sum in its own order (the bits of one
+// columnIntegralOf each), while the leaves they share are still in cache. A chain: BodyChain<B0, BodyChain<B1,
+// NoBody>>.
+struct NoBody {
+    STRATA_HD void operator()(uint32_t) const {}
+};
+template <class First, class Rest>
+struct BodyChain {
+    First first;
+    Rest rest;
+    STRATA_HD void operator()(uint32_t col) const {
+        first(col);
+        rest(col);
+    }
+};
+template <class T, class Backend>
+NoBody integralBodies(T*, uint32_t, GridView const&, char const*, uint32_t) {
+    return {};
+}
+template <class T, class Backend, class X, class... Xs>
+auto integralBodies(T* out, uint32_t columns, GridView const& grid, char const* where, uint32_t cells, X const& x,
+                    Xs const&... xs) {
+    auto const expr = asExpr(x);
+    using E = std::remove_cvref_t<decltype(expr)>;
+    static_assert(std::is_same_v<typename E::Stagger, Center> || std::is_same_v<typename E::Stagger, AnyStagger>,
+                  "columnIntegralsOf: every expression must be on cell centers (Center)");
+    checkLeaves(expr, columns, cells, nullptr, where);
+    auto const rest = integralBodies<T, Backend>(out + columns, columns, grid, where, cells, xs...);
+    return BodyChain<ExprIntegralBody<T, E>, std::remove_cvref_t<decltype(rest)>>{
+        ExprIntegralBody<T, E>{expr, grid, out}, rest};
+}
+} // namespace detail
+
+// Several integrals of Center expressions in one launch: out[i * columns + col] = sum over k of expr_i[k] dz[k], for
+// the expressions in the order given; `out` holds (number of expressions) x (columns) values in the backend's memory.
+// Each integral has the bits of its own columnIntegralOf; a column's walk takes it through every expression in turn,
+// so the operands the expressions share are read from cache after the first (one pass and one launch instead of one
+// per expression; one copy when the host needs them).
+template <class Backend, class T, class... X>
+void columnIntegralsOf(Backend const& backend, Field<T, Center> const& shape, core::Buffer<T>& out, X const&... xs) {
+    static_assert(std::is_floating_point_v<T>, "columnIntegralsOf: T must be a floating-point type");
+    static_assert(sizeof...(X) >= 1, "columnIntegralsOf: give at least one expression");
+    char const* where = "columnIntegralsOf";
+    uint32_t const columns = shape.columns();
+    std::size_t const need = sizeof...(X) * std::size_t{columns};
+    if (out.size() != need)
+        throw Error("out holds " + std::to_string(out.size()) + " values", where,
+                    std::to_string(sizeof...(X)) + " x " + std::to_string(columns) +
+                        " values: one per expression and column");
+    if (out.space() != Backend::memSpace)
+        throw Error("out lives in " + detail::memSpaceName(out.space()) + " memory", where,
+                    "a buffer in the memory of the " + std::string(Backend::name) + " backend");
+    auto const body = detail::integralBodies<T, Backend>(out.device(), columns, shape.grid().view(Backend::memSpace),
+                                                         where, shape.grid().cells(), xs...);
+    detail::launchColumns(backend, columns, body);
 }
 
 // out[col] = sum over k of f[k] dz[k].

@@ -303,3 +303,41 @@ TEMPLATE_TEST_CASE("the integral of an expression equals evaluating it (Direct) 
     Field<double, Center> other(uniformGrid(7), cols, host);
     REQUIRE_THROWS_AS(columnIntegralOf(backend, other, expr, fused), Error); // operands of another shape
 }
+
+TEMPLATE_TEST_CASE("several integrals in one launch: each with the bits of its own columnIntegralOf",
+                   "[column][integrals]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    auto const grid = stretchedGrid(19);
+    uint32_t const cols = 5;
+    Field<double, Center> a(grid, cols, host), b(grid, cols, host), shape(grid, cols, host);
+    Field<double, Face> w(grid, cols, host);
+    fill(a, Linear{1.5, 2e-4});
+    fill(b, Linear{-0.3, 1e-5});
+    for (uint32_t c = 0; c < cols; ++c)
+        for (uint32_t k = 0; k <= 19; ++k)
+            w.at(c, k) = std::cos(0.3 * k - c);
+    auto const div = DivergenceF2C{};
+    // The model's advection budgets: psi * div(rho0 w) for several psi sharing w.
+    auto const e0 = a * div(w);
+    auto const e1 = (a / b) * div(w);
+    auto const e2 = b * div(w);
+    core::Buffer<double> all(3 * cols, host), one(cols, host);
+    columnIntegralsOf(backend, shape, all, e0, e1, e2);
+    auto same = [&](auto const& expr, uint32_t i) {
+        columnIntegralOf(backend, shape, expr, one);
+        for (uint32_t c = 0; c < cols; ++c) {
+            INFO("expression " << i << ", column " << c);
+            REQUIRE(std::memcmp(&all.host()[i * cols + c], &one.host()[c], sizeof(double)) == 0);
+        }
+    };
+    same(e0, 0);
+    same(e1, 1);
+    same(e2, 2);
+    REQUIRE(all.host()[0] != all.host()[2 * cols]); // different integrands, different integrals
+
+    core::Buffer<double> tooShort(2 * cols, host);
+    REQUIRE_THROWS_WITH(columnIntegralsOf(backend, shape, tooShort, e0, e1, e2),
+                        Catch::Contains("columnIntegralsOf") && Catch::Contains("3 x 5 values"));
+    Field<double, Center> other(uniformGrid(7), cols, host);
+    REQUIRE_THROWS_AS(columnIntegralsOf(backend, other, all, e0, e1, e2), Error); // operands of another shape
+}
