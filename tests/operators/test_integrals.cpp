@@ -277,18 +277,31 @@ TEST_CASE("column integrals reject mismatched arguments with a clear error", "[c
     REQUIRE_NOTHROW(columnMax(serial, faces, out));
 }
 
+// Operands of the expression-integral tests: a, b on centers (linear profiles), w on faces from `wave(k, c)`, and a
+// Center field of the same shape.
+struct IntegrandFields {
+    Field<double, Center> a, b, shape;
+    Field<double, Face> w;
+    template <class Wave>
+    IntegrandFields(std::shared_ptr<Grid const> const& grid, uint32_t cols, Wave const& wave)
+        : a(grid, cols, host), b(grid, cols, host), shape(grid, cols, host), w(grid, cols, host) {
+        fill(a, Linear{1.5, 2e-4});
+        fill(b, Linear{-0.3, 1e-5});
+        for (uint32_t c = 0; c < cols; ++c)
+            for (uint32_t k = 0; k < w.levels(); ++k)
+                w.at(c, k) = wave(k, c);
+    }
+};
+
 TEMPLATE_TEST_CASE("the integral of an expression equals evaluating it (Direct) and integrating, bit for bit",
                    "[column][integrals]", STRATA_CPU_BACKENDS) {
     auto const backend = TestType::make();
     auto const grid = stretchedGrid(19);
     uint32_t const cols = 6;
-    Field<double, Center> a(grid, cols, host), b(grid, cols, host), scratch(grid, cols, host);
-    Field<double, Face> w(grid, cols, host);
-    fill(a, Linear{1.5, 2e-4});
-    fill(b, Linear{-0.3, 1e-5});
-    for (uint32_t c = 0; c < cols; ++c)
-        for (uint32_t k = 0; k <= 19; ++k)
-            w.at(c, k) = std::sin(0.4 * k + c);
+    IntegrandFields fields(grid, cols, [](uint32_t k, uint32_t c) { return std::sin(0.4 * k + c); });
+    auto const &a = fields.a, &b = fields.b;
+    auto const& w = fields.w;
+    auto& scratch = fields.shape;
     // a pointwise product with a stencil in it, as the model's budget integrals have
     auto const expr = a * DivergenceF2C{}(w) / b;
     core::Buffer<double> fused(cols, host), viaField(cols, host);
@@ -309,13 +322,9 @@ TEMPLATE_TEST_CASE("several integrals in one launch: each with the bits of its o
     auto const backend = TestType::make();
     auto const grid = stretchedGrid(19);
     uint32_t const cols = 5;
-    Field<double, Center> a(grid, cols, host), b(grid, cols, host), shape(grid, cols, host);
-    Field<double, Face> w(grid, cols, host);
-    fill(a, Linear{1.5, 2e-4});
-    fill(b, Linear{-0.3, 1e-5});
-    for (uint32_t c = 0; c < cols; ++c)
-        for (uint32_t k = 0; k <= 19; ++k)
-            w.at(c, k) = std::cos(0.3 * k - c);
+    IntegrandFields fields(grid, cols, [](uint32_t k, uint32_t c) { return std::cos(0.3 * k - 1.0 * c); });
+    auto const &a = fields.a, &b = fields.b, &shape = fields.shape;
+    auto const& w = fields.w;
     auto const div = DivergenceF2C{};
     // The model's advection budgets: psi * div(rho0 w) for several psi sharing w.
     auto const e0 = a * div(w);
