@@ -480,7 +480,7 @@ class VerticalAdvection : public Process<Backend> {
 public:
     VerticalAdvection(AdvectionConfig const& cfg, State& s)
         : m_cfg(cfg), m_w(s.grid, s.columns, s.space), m_rhoW(s.grid, s.columns, s.space),
-          m_faceFlux(s.grid, s.columns, s.space), m_source(s.grid, s.columns, s.space),
+          m_faceFlux(s.grid, s.columns, s.space), m_divRhoW(s.grid, s.columns, s.space),
           m_columns(5 * s.columns, s.space) {}
 
     std::string name() const override { return "vertical_advection"; }
@@ -518,7 +518,7 @@ public:
         // A steady w (and rho0 w: the reference state is fixed in time) is set once, not every step.
         if (m_cfg.duration > 0 || !m_velocityReady) {
             setVelocity(ctx);
-            ops::evaluate(ctx.backend, m_rhoW, ctx.state.rhoFace * m_w, ctx.engine);
+            setMassFlux(ctx);
             m_velocityReady = true;
         }
     }
@@ -527,7 +527,7 @@ public:
         State& s = ctx.state;
         if (m_cfg.duration > 0) { // the velocity of this stage's time
             setVelocity(ctx);
-            ops::evaluate(ctx.backend, m_rhoW, s.rhoFace * m_w, ctx.engine);
+            setMassFlux(ctx);
         }
         // Heat is advected as potential temperature: dT/dt = exner d(theta)/dt. The four positive variables share
         // their scheme: their tendencies come from one kernel (ops::evaluateFused), then their budget terms.
@@ -544,8 +544,8 @@ public:
             });
             // The budget terms: the five lateral-inflow integrals in one launch and one copy, then per variable, in
             // this order, the open column's boundary fluxes and its integral.
-            ops::columnIntegralsOf(ctx.backend, m_source, m_columns, (u.T / s.exner) * div(m_rhoW), u.q * div(m_rhoW),
-                                   u.qc * div(m_rhoW), u.qr * div(m_rhoW), u.tracer * div(m_rhoW));
+            ops::columnIntegralsOf(ctx.backend, m_divRhoW, m_columns, (u.T / s.exner) * m_divRhoW, u.q * m_divRhoW,
+                                   u.qc * m_divRhoW, u.qr * m_divRhoW, u.tracer * m_divRhoW);
             m_columns.toHost();
             withScheme(m_cfg.scheme, [&](auto const& flux) {
                 addBudget(ctx, flux, u.T / s.exner, 0, HeatBudget, constants::cp, weight);
@@ -561,14 +561,17 @@ public:
 
     StepCost stepCost() const override {
         // Per stage, five advected variables (theta, q, qc, qr, tracer): psi read and its tendency read and written
-        // (5 x 24 B), shared rho0, exner0 and rho0 w (24 B); the budget's column integrals (5 values per column).
-        // A time-dependent w (duration > 0) is set at the step's start and at every stage: rho_face in, w and rho0 w
-        // out (24 B per face) and a sin per face, 4 times; a steady one once, before the first step.
+        // (5 x 24 B), shared rho0, exner0, rho0 w and d/dz(rho0 w) (32 B); the budget's column integrals (5 values
+        // per column). A time-dependent w (duration > 0) is set at the step's start and at every stage: rho_face in,
+        // w and rho0 w out (24 B per face), rho0 w in and its divergence out (16 B) and a sin per face, 4 times; a
+        // steady one once, before the first step.
         bool const unsteady = m_cfg.duration > 0;
         double const sets = unsteady ? 4.0 : 0.0;
-        return {3 * (24.0 + 5 * 24.0) + sets * 24.0, 3 * 5 * 8.0 + sets * 24.0, sets, sets,
-                unsteady ? "3 stages x (5 variables x 24 B + rho0, exner0, rho0 w) + w 4 times, a sin per face"
-                         : "3 stages x (5 variables x 24 B + rho0, exner0, rho0 w); w steady, set once"};
+        return {3 * (32.0 + 5 * 24.0) + sets * 40.0, 3 * 5 * 8.0 + sets * 24.0, sets, sets,
+                unsteady
+                    ? "3 stages x (5 variables x 24 B + rho0, exner0, rho0 w, its divergence) + w 4 times, a "
+                      "sin per face"
+                    : "3 stages x (5 variables x 24 B + rho0, exner0, rho0 w, its divergence); w steady, set once"};
     }
 
     bool outputFace(Backend const& backend, std::string const& name, FaceField& out) override {
@@ -613,7 +616,7 @@ private:
     template <class Div, class Flux, class Psi, class Factor>
     auto tendency(StepContext<Backend>& ctx, Div const& div, Flux const& flux, Psi const& psi,
                   Factor const& factor) const {
-        return -(factor * ((div(flux(m_rhoW, psi)) - psi * div(m_rhoW)) / ctx.state.rho));
+        return -(factor * ((div(flux(m_rhoW, psi)) - psi * m_divRhoW) / ctx.state.rho));
     }
 
     // Into the budget, weighted by the stage: scale * (the flux through the open column's ends, and the lateral
@@ -640,6 +643,14 @@ private:
         return t < m_cfg.duration ? m_cfg.wMax * std::sin(std::numbers::pi * t / m_cfg.duration) : 0.0;
     }
 
+    // rho0 w on faces and its divergence d/dz(rho0 w) on centers, from the velocity just set. The divergence is the
+    // same for every advected variable, so it is evaluated once here rather than inside each tendency and integral
+    // (the same operator on the same values: the same bits).
+    void setMassFlux(StepContext<Backend>& ctx) {
+        ops::evaluate(ctx.backend, m_rhoW, ctx.state.rhoFace * m_w, ctx.engine);
+        withDivergence([&](auto const& div) { ops::evaluate(ctx.backend, m_divRhoW, div(m_rhoW), ctx.engine); });
+    }
+
     void setVelocity(StepContext<Backend>& ctx) const {
         auto const g = ctx.state.grid->view(Backend::memSpace);
         auto const& zf = ctx.state.grid->faces();
@@ -656,7 +667,7 @@ private:
     mutable FaceField m_w;
     mutable bool m_velocityReady = false; // w and rho0 w hold the steady profile
     FaceField m_rhoW, m_faceFlux;
-    CenterField m_source;           // the shape (columns, grid) of the budget integrals
+    CenterField m_divRhoW;          // d/dz(rho0 w), set with rho0 w: read by every variable's tendency and budget
     core::Buffer<double> m_columns; // the five budget integrals of a stage: theta, q, qc, qr, tracer
 };
 
