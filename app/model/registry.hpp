@@ -51,4 +51,10 @@ std::map<std::string, ProcessFactory<Backend>> const& processRegistry() {
     return registry;
 }
 
+// Instantiated once per CPU backend, next to that backend's time loop (app/model/run_serial.cpp, run_openmp.cpp,
+// run_threads.cpp): a file that only makes a Model (tests, the model benchmark) then compiles no process.
+extern template std::map<std::string, ProcessFactory<core::Serial>> const& processRegistry<core::Serial>();
+extern template std::map<std::string, ProcessFactory<core::OpenMP>> const& processRegistry<core::OpenMP>();
+extern template std::map<std::string, ProcessFactory<core::Threads>> const& processRegistry<core::Threads>();
+
 } // namespace strata::app

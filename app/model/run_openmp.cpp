@@ -3,6 +3,7 @@
 
 namespace strata::app {
 
+template std::map<std::string, ProcessFactory<core::OpenMP>> const& processRegistry<core::OpenMP>();
 template RunSummary runWith<core::OpenMP>(core::OpenMP const&, std::string const&, Config const&, core::Context const&,
                                           RunOptions const&, std::ostream&);
 

@@ -12,6 +12,7 @@
 
 namespace strata::app {
 
+template std::map<std::string, ProcessFactory<core::Serial>> const& processRegistry<core::Serial>();
 template RunSummary runWith<core::Serial>(core::Serial const&, std::string const&, Config const&, core::Context const&,
                                           RunOptions const&, std::ostream&);
 

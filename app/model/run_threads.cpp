@@ -3,6 +3,7 @@
 
 namespace strata::app {
 
+template std::map<std::string, ProcessFactory<core::Threads>> const& processRegistry<core::Threads>();
 template RunSummary runWith<core::Threads>(core::Threads const&, std::string const&, Config const&,
                                            core::Context const&, RunOptions const&, std::ostream&);
 
