@@ -127,20 +127,6 @@ struct ExprIntegralBody {
 } // namespace detail
 
 // out[col] = sum over k of expr[k] dz[k], expr a Center expression over fields of shape's columns and grid.
-template <class Backend, class T, class X>
-void columnIntegralOf(Backend const& backend, Field<T, Center> const& shape, X const& x, core::Buffer<T>& out) {
-    static_assert(std::is_floating_point_v<T>, "columnIntegralOf: T must be a floating-point type");
-    auto const expr = asExpr(x);
-    using E = std::remove_cvref_t<decltype(expr)>;
-    static_assert(std::is_same_v<typename E::Stagger, Center> || std::is_same_v<typename E::Stagger, AnyStagger>,
-                  "columnIntegralOf: the expression must be on cell centers (Center)");
-    char const* where = "columnIntegralOf";
-    detail::requirePerColumn<Backend>(where, "out", out, shape.columns());
-    detail::checkLeaves(expr, shape.columns(), shape.grid().cells(), nullptr, where);
-    detail::launchColumns(backend, shape.columns(),
-                          detail::ExprIntegralBody<T, E>{expr, shape.grid().view(Backend::memSpace), out.device()});
-}
-
 namespace detail {
 // Several ExprIntegralBody in one column walk: each integral in turn, its own sum in its own order (the bits of one
 // columnIntegralOf each), while the leaves they share are still in cache. A chain: BodyChain<B0, BodyChain<B1,
@@ -167,7 +153,7 @@ auto integralBodies(T* out, uint32_t columns, GridView const& grid, char const* 
     auto const expr = asExpr(x);
     using E = std::remove_cvref_t<decltype(expr)>;
     static_assert(std::is_same_v<typename E::Stagger, Center> || std::is_same_v<typename E::Stagger, AnyStagger>,
-                  "columnIntegralsOf: every expression must be on cell centers (Center)");
+                  "columnIntegralOf(s): every expression must be on cell centers (Center)");
     checkLeaves(expr, columns, cells, nullptr, where);
     auto const rest = integralBodies<T, Backend>(out + columns, columns, grid, where, cells, xs...);
     return BodyChain<ExprIntegralBody<T, E>, std::remove_cvref_t<decltype(rest)>>{
@@ -191,12 +177,23 @@ void columnIntegralsOf(Backend const& backend, Field<T, Center> const& shape, co
         throw Error("out holds " + std::to_string(out.size()) + " values", where,
                     std::to_string(sizeof...(X)) + " x " + std::to_string(columns) +
                         " values: one per expression and column");
-    if (out.space() != Backend::memSpace)
-        throw Error("out lives in " + detail::memSpaceName(out.space()) + " memory", where,
-                    "a buffer in the memory of the " + std::string(Backend::name) + " backend");
+    detail::requireInBackendMemory<Backend>(where, "out", out);
     auto const body = detail::integralBodies<T, Backend>(out.device(), columns, shape.grid().view(Backend::memSpace),
                                                          where, shape.grid().cells(), xs...);
     detail::launchColumns(backend, columns, body);
+}
+
+// out[col] = sum over k of expr[k] dz[k], expr a Center expression over fields of shape's columns and grid: the one-
+// expression case of columnIntegralsOf, with out checked as a per-column buffer.
+template <class Backend, class T, class X>
+void columnIntegralOf(Backend const& backend, Field<T, Center> const& shape, X const& x, core::Buffer<T>& out) {
+    static_assert(std::is_floating_point_v<T>, "columnIntegralOf: T must be a floating-point type");
+    char const* where = "columnIntegralOf";
+    detail::requirePerColumn<Backend>(where, "out", out, shape.columns());
+    detail::launchColumns(backend, shape.columns(),
+                          detail::integralBodies<T, Backend>(out.device(), shape.columns(),
+                                                             shape.grid().view(Backend::memSpace), where,
+                                                             shape.grid().cells(), x));
 }
 
 // out[col] = sum over k of f[k] dz[k].

@@ -28,16 +28,22 @@ void requireColumnField(char const* where, char const* name, Field<T, S> const& 
                         memSpaceName(Backend::memSpace) + ")");
 }
 
+// `values` lives where Backend's kernels read.
+template <class Backend, class T>
+void requireInBackendMemory(char const* where, char const* name, core::Buffer<T> const& values) {
+    if (values.space() != Backend::memSpace)
+        throw Error(std::string(name) + " lives in " + memSpaceName(values.space()) + " memory", where,
+                    "a buffer in the memory of the " + std::string(Backend::name) + " backend (" +
+                        memSpaceName(Backend::memSpace) + ")");
+}
+
 // `values` holds exactly one value per column, where Backend's kernels read.
 template <class Backend, class T>
 void requirePerColumn(char const* where, char const* name, core::Buffer<T> const& values, uint32_t columns) {
     if (values.size() != columns)
         throw Error(std::string(name) + " holds " + std::to_string(values.size()) + " values", where,
                     "one value per column: " + std::to_string(columns));
-    if (values.space() != Backend::memSpace)
-        throw Error(std::string(name) + " lives in " + memSpaceName(values.space()) + " memory", where,
-                    "a buffer in the memory of the " + std::string(Backend::name) + " backend (" +
-                        memSpaceName(Backend::memSpace) + ")");
+    requireInBackendMemory<Backend>(where, name, values);
 }
 
 // `out` is not the same field as `in` (for outputs that would overwrite an input they still have to read).
