@@ -48,10 +48,13 @@
 // A mismatch throws strata::Error naming the function and the argument.
 //
 // Reproducibility. Each function is one lockstep kernel over all columns with one worker per column, which walks the
-// levels in the order above. A column's result is the same sequence of IEEE operations on every backend and worker
-// count, hence bit-identical on Serial, OpenMP, Threads and Cuda (the build forbids FMA contraction;
-// tests/cuda/test_cuda_column.cu checks Cuda on a device) -- except hydrostaticPressure on Cuda, whose exp is
-// accurate to 1 ulp but not always rounded as the host's is.
+// levels in the order above. (The definite integrals -- columnIntegral, columnIntegralOf, columnIntegralsOf -- on
+// backends with many workers per block first stage a tile of neighbouring columns in shared memory, its workers
+// reading neighbouring addresses; one worker per column then sums from there in the same order: TiledIntegralsBody.) A
+// column's result is the same sequence of IEEE operations on every backend and worker count, hence bit-identical on
+// Serial, OpenMP, Threads and Cuda (the build forbids FMA contraction; tests/cuda/test_cuda_column.cu checks Cuda on a
+// device) -- except hydrostaticPressure on Cuda, whose exp is accurate to 1 ulp but not always rounded as the host's
+// is.
 #pragma once
 
 #include "core/error.hpp"
@@ -97,6 +100,23 @@ void launchColumns(Backend const& backend, uint32_t columns, Body const& body) {
     if (columns > 0) threaded::threaded(backend, threaded::independent(columns), body);
 }
 
+// Definite integrals (a BodyChain of integral bodies): in tiles where a block has many workers and a tile holds a
+// column (TiledIntegralsBody: coalesced on a GPU), else one worker per column. The same bits either way.
+template <class T, class Backend, class Chain>
+void launchIntegrals(Backend const& backend, uint32_t columns, GridView const& grid, Chain const& chain) {
+    if constexpr (!Backend::oneWorkerPerBlock) {
+        uint32_t const tileColumns = integralTileColumns(grid.n());
+        if (tileColumns > 0 && columns > 0) {
+            threaded::threaded(
+                backend, threaded::independent((columns + tileColumns - 1) / tileColumns),
+                threaded::interdependent<integralTileItems>(threaded::sharedBytesFor<T, integralTileItems>()),
+                TiledIntegralsBody<T, Chain>{chain, grid, columns, tileColumns});
+            return;
+        }
+    }
+    launchColumns(backend, columns, chain);
+}
+
 template <Reduction R, class Backend, class T, class S>
 void columnReduce(char const* where, Backend const& backend, Field<T, S> const& g, core::Buffer<T>& out) {
     static_assert(std::is_floating_point_v<T>, "column reductions: T must be a floating-point type");
@@ -123,6 +143,11 @@ struct ExprIntegralBody {
             sum += static_cast<T>(expr.eval(ctx, Level{k})) * static_cast<T>(grid.dzCenter[k]);
         out[col] = sum;
     }
+    // The integrand at (col, k), for TiledIntegralsBody.
+    STRATA_HD T value(uint32_t col, uint32_t k) const {
+        DirectCtx<false> const ctx{grid, col};
+        return static_cast<T>(expr.eval(ctx, Level{k}));
+    }
 };
 } // namespace detail
 
@@ -133,6 +158,8 @@ namespace detail {
 // NoBody>>.
 struct NoBody {
     STRATA_HD void operator()(uint32_t) const {}
+    template <class F>
+    STRATA_HD void each(F const&) const {}
 };
 template <class First, class Rest>
 struct BodyChain {
@@ -141,6 +168,12 @@ struct BodyChain {
     STRATA_HD void operator()(uint32_t col) const {
         first(col);
         rest(col);
+    }
+    // f(body) for every body of the chain, in order.
+    template <class F>
+    STRATA_HD void each(F const& f) const {
+        f(first);
+        rest.each(f);
     }
 };
 template <class T, class Backend>
@@ -178,9 +211,10 @@ void columnIntegralsOf(Backend const& backend, Field<T, Center> const& shape, co
                     std::to_string(sizeof...(X)) + " x " + std::to_string(columns) +
                         " values: one per expression and column");
     detail::requireInBackendMemory<Backend>(where, "out", out);
-    auto const body = detail::integralBodies<T, Backend>(out.device(), columns, shape.grid().view(Backend::memSpace),
-                                                         where, shape.grid().cells(), xs...);
-    detail::launchColumns(backend, columns, body);
+    auto const grid = shape.grid().view(Backend::memSpace);
+    detail::launchIntegrals<T>(
+        backend, columns, grid,
+        detail::integralBodies<T, Backend>(out.device(), columns, grid, where, shape.grid().cells(), xs...));
 }
 
 // out[col] = sum over k of expr[k] dz[k], expr a Center expression over fields of shape's columns and grid: the one-
@@ -190,10 +224,10 @@ void columnIntegralOf(Backend const& backend, Field<T, Center> const& shape, X c
     static_assert(std::is_floating_point_v<T>, "columnIntegralOf: T must be a floating-point type");
     char const* where = "columnIntegralOf";
     detail::requirePerColumn<Backend>(where, "out", out, shape.columns());
-    detail::launchColumns(backend, shape.columns(),
-                          detail::integralBodies<T, Backend>(out.device(), shape.columns(),
-                                                             shape.grid().view(Backend::memSpace), where,
-                                                             shape.grid().cells(), x));
+    auto const grid = shape.grid().view(Backend::memSpace);
+    detail::launchIntegrals<T>(
+        backend, shape.columns(), grid,
+        detail::integralBodies<T, Backend>(out.device(), shape.columns(), grid, where, shape.grid().cells(), x));
 }
 
 // out[col] = sum over k of f[k] dz[k].
@@ -203,8 +237,10 @@ void columnIntegral(Backend const& backend, Field<T, Center> const& f, core::Buf
     char const* where = "columnIntegral";
     detail::requireColumnField<Backend>(where, "f", f, f.columns(), f.grid().cells());
     detail::requirePerColumn<Backend>(where, "out", out, f.columns());
-    detail::launchColumns(backend, f.columns(),
-                          detail::ColumnIntegralBody<T>{f.view(), f.grid().view(Backend::memSpace), out.device()});
+    auto const grid = f.grid().view(Backend::memSpace);
+    detail::launchIntegrals<T>(backend, f.columns(), grid,
+                               detail::BodyChain<detail::ColumnIntegralBody<T>, detail::NoBody>{
+                                   detail::ColumnIntegralBody<T>{f.view(), grid, out.device()}, {}});
 }
 
 // F[0] = bottom, F[k+1] = F[k] + f[k] dz[k].

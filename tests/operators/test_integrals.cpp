@@ -317,6 +317,58 @@ TEMPLATE_TEST_CASE("the integral of an expression equals evaluating it (Direct) 
     REQUIRE_THROWS_AS(columnIntegralOf(backend, other, expr, fused), Error); // operands of another shape
 }
 
+// On backends with many workers per block (Threads here, Cuda on a device) the definite integrals stage tiles of
+// neighbouring columns in shared memory (TiledIntegralsBody). The expected values are host loops over the same
+// terms in the same order (k = 0, 1, ...), so a tile that mixes up columns or levels, drops a partial tile's last
+// columns or sums out of order fails bit for bit. Levels: 30 (8 columns a tile; 300 columns end in a partial tile
+// of 4), 256 (one column a tile) and 300 (deeper than a tile: one worker per column).
+TEST_CASE("definite column integrals in shared-memory tiles have the bits of host loops in the same order",
+          "[column][integrals][bfb]") {
+    for (uint32_t const levels : {30u, 256u, 300u}) {
+        auto const grid = stretchedGrid(levels);
+        uint32_t const cols = 300;
+        IntegrandFields fields(grid, cols, [](uint32_t k, uint32_t c) { return std::sin(0.05 * k + 0.3 * c); });
+        auto const &a = fields.a, &b = fields.b;
+        auto const& w = fields.w;
+        auto const div = DivergenceF2C{};
+        auto const e0 = a * div(w);
+        auto const e1 = a / b;
+        // host loops: the integrands point by point, summed bottom up (the divergence as the operator defines it:
+        // (w[k+1] - w[k]) / dz[k], here as its reciprocal spacing times the difference, as grid.hpp stores it)
+        auto const& dz = grid->dzCenter();
+        auto const& rdz = grid->rdzCenter();
+        std::vector<double> want0(cols), want1(cols), wantA(cols);
+        for (uint32_t c = 0; c < cols; ++c) {
+            double s0 = 0, s1 = 0, sA = 0;
+            for (uint32_t k = 0; k < levels; ++k) {
+                s0 += a.at(c, k) * ((w.at(c, k + 1) - w.at(c, k)) * rdz[k]) * dz[k];
+                s1 += a.at(c, k) / b.at(c, k) * dz[k];
+                sA += a.at(c, k) * dz[k];
+            }
+            want0[c] = s0;
+            want1[c] = s1;
+            wantA[c] = sA;
+        }
+        auto check = [&](auto const& backend, char const* name) {
+            INFO(name << ", " << levels << " levels");
+            core::Buffer<double> both(2 * cols, host), one(cols, host), plain(cols, host);
+            columnIntegralsOf(backend, fields.shape, both, e0, e1);
+            columnIntegralOf(backend, fields.shape, e1, one);
+            columnIntegral(backend, a, plain);
+            for (uint32_t c = 0; c < cols; ++c) {
+                INFO("column " << c);
+                REQUIRE(std::memcmp(&both.host()[c], &want0[c], sizeof(double)) == 0);
+                REQUIRE(std::memcmp(&both.host()[cols + c], &want1[c], sizeof(double)) == 0);
+                REQUIRE(std::memcmp(&one.host()[c], &want1[c], sizeof(double)) == 0);
+                REQUIRE(std::memcmp(&plain.host()[c], &wantA[c], sizeof(double)) == 0);
+            }
+        };
+        check(core::Serial{}, "Serial");
+        check(core::Threads{7, true}, "Threads, 7 workers");
+        check(core::Threads{32, true}, "Threads, 32 workers");
+    }
+}
+
 TEMPLATE_TEST_CASE("several integrals in one launch: each with the bits of its own columnIntegralOf",
                    "[column][integrals]", STRATA_CPU_BACKENDS) {
     auto const backend = TestType::make();

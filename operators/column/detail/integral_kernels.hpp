@@ -31,6 +31,51 @@ struct ColumnIntegralBody {
             sum += f(col, k) * static_cast<T>(grid.dzCenter[k]);
         out[col] = sum;
     }
+    // The integrand at (col, k), for TiledIntegralsBody.
+    STRATA_HD T value(uint32_t col, uint32_t k) const { return f(col, k); }
+};
+
+// Definite column integrals in tiles, for backends with many workers per block (Cuda; the checking Threads backend
+// runs the same code on the CPU). With one worker per column, neighbouring GPU threads read addresses a column
+// apart on level-contiguous storage, so each warp load touches a sector per thread. Here a block takes `tileColumns`
+// neighbouring columns: its workers evaluate the integrand of the tile's (column, level) points in address order
+// into shared memory (neighbouring workers, neighbouring levels: coalesced loads), sync, and one worker per column
+// then sums its column from shared memory in the per-column body's order, k = 0, 1, ...: the same bits. `Chain` is
+// a BodyChain of bodies with `value(col, k)` and `out` (several integrals take turns with the one buffer).
+inline constexpr uint32_t integralTileItems = 256;
+
+// Columns per tile: as many whole columns as fit in the tile's items; 0 (no tiles) for deeper columns.
+STRATA_HD inline uint32_t integralTileColumns(uint32_t levels) {
+    return levels == 0 || levels > integralTileItems ? 0u : integralTileItems / levels;
+}
+
+template <class T, class Chain>
+struct TiledIntegralsBody {
+    Chain chain;
+    GridView grid;
+    uint32_t columns;
+    uint32_t tileColumns;
+
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t tile) const {
+        auto values = ctx.template staticSharedArray<T, integralTileItems>();
+        uint32_t const n = grid.n();
+        uint32_t const col0 = tile * tileColumns;
+        uint32_t const ncols = columns - col0 < tileColumns ? columns - col0 : tileColumns;
+        chain.each([&](auto const& body) {
+            ctx.syncInterdependent([&](uint32_t i) {
+                if (i < ncols * n) values[i] = body.value(col0 + i / n, i % n);
+            });
+            ctx.syncInterdependent([&](uint32_t c) {
+                if (c < ncols) {
+                    T sum = T(0);
+                    for (uint32_t k = 0; k < n; ++k)
+                        sum += values[c * n + k] * static_cast<T>(grid.dzCenter[k]);
+                    body.out[col0 + c] = sum;
+                }
+            });
+        });
+    }
 };
 
 template <class T>
