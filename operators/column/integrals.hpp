@@ -48,13 +48,13 @@
 // A mismatch throws strata::Error naming the function and the argument.
 //
 // Reproducibility. Each function is one lockstep kernel over all columns with one worker per column, which walks the
-// levels in the order above. (The definite integrals -- columnIntegral, columnIntegralOf, columnIntegralsOf -- on
-// backends with many workers per block first stage a tile of neighbouring columns in shared memory, its workers
-// reading neighbouring addresses; one worker per column then sums from there in the same order: TiledIntegralsBody.) A
-// column's result is the same sequence of IEEE operations on every backend and worker count, hence bit-identical on
-// Serial, OpenMP, Threads and Cuda (the build forbids FMA contraction; tests/cuda/test_cuda_column.cu checks Cuda on a
-// device) -- except hydrostaticPressure on Cuda, whose exp is accurate to 1 ulp but not always rounded as the host's
-// is.
+// levels in the order above. (The definite integrals and the reductions -- columnIntegral, columnIntegralOf(s),
+// columnSum, columnMin, columnMax -- on backends with many workers per block first stage a tile of neighbouring
+// columns in shared memory, its workers reading neighbouring addresses; one worker per column then walks its column
+// from there in the same order: TiledColumnsBody.) A column's result is the same sequence of IEEE operations on every
+// backend and worker count, hence bit-identical on Serial, OpenMP, Threads and Cuda (the build forbids FMA contraction;
+// tests/cuda/test_cuda_column.cu checks Cuda on a device) -- except hydrostaticPressure on Cuda, whose exp is accurate
+// to 1 ulp but not always rounded as the host's is.
 #pragma once
 
 #include "core/error.hpp"
@@ -100,17 +100,17 @@ void launchColumns(Backend const& backend, uint32_t columns, Body const& body) {
     if (columns > 0) threaded::threaded(backend, threaded::independent(columns), body);
 }
 
-// Definite integrals (a BodyChain of integral bodies): in tiles where a block has many workers and a tile holds a
-// column (TiledIntegralsBody: coalesced on a GPU), else one worker per column. The same bits either way.
+// Column-to-value kernels (a BodyChain of bodies over `levels` levels): in tiles where a block has many workers and a
+// tile holds a column (TiledColumnsBody: coalesced on a GPU), else one worker per column. The same bits either way.
 template <class T, class Backend, class Chain>
-void launchIntegrals(Backend const& backend, uint32_t columns, GridView const& grid, Chain const& chain) {
+void launchTiledColumns(Backend const& backend, uint32_t columns, uint32_t levels, Chain const& chain) {
     if constexpr (!Backend::oneWorkerPerBlock) {
-        uint32_t const tileColumns = integralTileColumns(grid.n());
+        uint32_t const tileColumns = columnTileColumns(levels);
         if (tileColumns > 0 && columns > 0) {
             threaded::threaded(
                 backend, threaded::independent((columns + tileColumns - 1) / tileColumns),
-                threaded::interdependent<integralTileItems>(threaded::sharedBytesFor<T, integralTileItems>()),
-                TiledIntegralsBody<T, Chain>{chain, grid, columns, tileColumns});
+                threaded::interdependent<columnTileItems>(threaded::sharedBytesFor<T, columnTileItems>()),
+                TiledColumnsBody<T, Chain>{chain, columns, levels, tileColumns});
             return;
         }
     }
@@ -122,7 +122,8 @@ void columnReduce(char const* where, Backend const& backend, Field<T, S> const& 
     static_assert(std::is_floating_point_v<T>, "column reductions: T must be a floating-point type");
     requireColumnField<Backend>(where, "g", g, g.columns(), g.grid().cells());
     requirePerColumn<Backend>(where, "out", out, g.columns());
-    launchColumns(backend, g.columns(), ColumnReduceBody<R, T, S>{g.view(), out.device()});
+    launchTiledColumns<T>(backend, g.columns(), g.levels(),
+                          BodyChain<ColumnReduceBody<R, T, S>, NoBody>{{g.view(), out.device()}, {}});
 }
 
 } // namespace detail
@@ -138,44 +139,27 @@ struct ExprIntegralBody {
     // 110 ms per step instead of 76-84 (measured, 128 x 256 x 30, Serial; 78-80 ms with this attribute).
     STRATA_ENGINE_TARGET STRATA_HD void operator()(uint32_t col) const {
         DirectCtx<false> const ctx{grid, col};
-        T sum = T(0);
-        for (uint32_t k = 0; k < grid.n(); ++k)
-            sum += static_cast<T>(expr.eval(ctx, Level{k})) * static_cast<T>(grid.dzCenter[k]);
-        out[col] = sum;
+        finish(col, [&](uint32_t k) { return static_cast<T>(expr.eval(ctx, Level{k})); });
     }
-    // The integrand at (col, k), for TiledIntegralsBody.
+    // The integrand at (col, k), and the sum over k of get(k) dz[k] (integral_kernels.hpp: a column-to-value body).
     STRATA_HD T value(uint32_t col, uint32_t k) const {
         DirectCtx<false> const ctx{grid, col};
         return static_cast<T>(expr.eval(ctx, Level{k}));
     }
+    template <class Get>
+    STRATA_HD void finish(uint32_t col, Get const& get) const {
+        T sum = T(0);
+        for (uint32_t k = 0; k < grid.n(); ++k)
+            sum += get(k) * static_cast<T>(grid.dzCenter[k]);
+        out[col] = sum;
+    }
 };
 } // namespace detail
 
-// out[col] = sum over k of expr[k] dz[k], expr a Center expression over fields of shape's columns and grid.
 namespace detail {
-// Several ExprIntegralBody in one column walk: each integral in turn, its own sum in its own order (the bits of one
-// columnIntegralOf each), while the leaves they share are still in cache. A chain: BodyChain<B0, BodyChain<B1,
-// NoBody>>.
-struct NoBody {
-    STRATA_HD void operator()(uint32_t) const {}
-    template <class F>
-    STRATA_HD void each(F const&) const {}
-};
-template <class First, class Rest>
-struct BodyChain {
-    First first;
-    Rest rest;
-    STRATA_HD void operator()(uint32_t col) const {
-        first(col);
-        rest(col);
-    }
-    // f(body) for every body of the chain, in order.
-    template <class F>
-    STRATA_HD void each(F const& f) const {
-        f(first);
-        rest.each(f);
-    }
-};
+// The ExprIntegralBody of each expression, chained (BodyChain, integral_kernels.hpp): in one column walk each integral
+// in turn, its own sum in its own order, while the leaves they share are still in cache. Checks every expression's
+// stagger and operands.
 template <class T, class Backend>
 NoBody integralBodies(T*, uint32_t, GridView const&, char const*, uint32_t) {
     return {};
@@ -212,8 +196,8 @@ void columnIntegralsOf(Backend const& backend, Field<T, Center> const& shape, co
                         " values: one per expression and column");
     detail::requireInBackendMemory<Backend>(where, "out", out);
     auto const grid = shape.grid().view(Backend::memSpace);
-    detail::launchIntegrals<T>(
-        backend, columns, grid,
+    detail::launchTiledColumns<T>(
+        backend, columns, grid.n(),
         detail::integralBodies<T, Backend>(out.device(), columns, grid, where, shape.grid().cells(), xs...));
 }
 
@@ -225,8 +209,8 @@ void columnIntegralOf(Backend const& backend, Field<T, Center> const& shape, X c
     char const* where = "columnIntegralOf";
     detail::requirePerColumn<Backend>(where, "out", out, shape.columns());
     auto const grid = shape.grid().view(Backend::memSpace);
-    detail::launchIntegrals<T>(
-        backend, shape.columns(), grid,
+    detail::launchTiledColumns<T>(
+        backend, shape.columns(), grid.n(),
         detail::integralBodies<T, Backend>(out.device(), shape.columns(), grid, where, shape.grid().cells(), x));
 }
 
@@ -238,9 +222,9 @@ void columnIntegral(Backend const& backend, Field<T, Center> const& f, core::Buf
     detail::requireColumnField<Backend>(where, "f", f, f.columns(), f.grid().cells());
     detail::requirePerColumn<Backend>(where, "out", out, f.columns());
     auto const grid = f.grid().view(Backend::memSpace);
-    detail::launchIntegrals<T>(backend, f.columns(), grid,
-                               detail::BodyChain<detail::ColumnIntegralBody<T>, detail::NoBody>{
-                                   detail::ColumnIntegralBody<T>{f.view(), grid, out.device()}, {}});
+    detail::launchTiledColumns<T>(backend, f.columns(), f.levels(),
+                                  detail::BodyChain<detail::ColumnIntegralBody<T>, detail::NoBody>{
+                                      detail::ColumnIntegralBody<T>{f.view(), grid, out.device()}, {}});
 }
 
 // F[0] = bottom, F[k+1] = F[k] + f[k] dz[k].

@@ -317,12 +317,13 @@ TEMPLATE_TEST_CASE("the integral of an expression equals evaluating it (Direct) 
     REQUIRE_THROWS_AS(columnIntegralOf(backend, other, expr, fused), Error); // operands of another shape
 }
 
-// On backends with many workers per block (Threads here, Cuda on a device) the definite integrals stage tiles of
-// neighbouring columns in shared memory (TiledIntegralsBody). The expected values are host loops over the same
-// terms in the same order (k = 0, 1, ...), so a tile that mixes up columns or levels, drops a partial tile's last
-// columns or sums out of order fails bit for bit. Levels: 30 (8 columns a tile; 300 columns end in a partial tile
-// of 4), 256 (one column a tile) and 300 (deeper than a tile: one worker per column).
-TEST_CASE("definite column integrals in shared-memory tiles have the bits of host loops in the same order",
+// On backends with many workers per block (Threads here, Cuda on a device) the definite integrals and the
+// reductions stage tiles of neighbouring columns in shared memory (TiledColumnsBody). The expected values are host
+// loops over the same terms in the same order (k = 0, 1, ...), so a tile that mixes up columns or levels, drops a
+// partial tile's last columns or sums out of order fails bit for bit. Levels: 30 and 31 (8 columns a tile; 300
+// columns end in a partial tile of 4), 256 (one column a tile) and 257, 300, 301 (deeper than a tile: one worker
+// per column).
+TEST_CASE("column integrals and reductions in shared-memory tiles have the bits of host loops in the same order",
           "[column][integrals][bfb]") {
     for (uint32_t const levels : {30u, 256u, 300u}) {
         auto const grid = stretchedGrid(levels);
@@ -337,7 +338,7 @@ TEST_CASE("definite column integrals in shared-memory tiles have the bits of hos
         // (w[k+1] - w[k]) / dz[k], here as its reciprocal spacing times the difference, as grid.hpp stores it)
         auto const& dz = grid->dzCenter();
         auto const& rdz = grid->rdzCenter();
-        std::vector<double> want0(cols), want1(cols), wantA(cols);
+        std::vector<double> want0(cols), want1(cols), wantA(cols), sumW(cols), minW(cols), maxA(cols);
         for (uint32_t c = 0; c < cols; ++c) {
             double s0 = 0, s1 = 0, sA = 0;
             for (uint32_t k = 0; k < levels; ++k) {
@@ -348,19 +349,36 @@ TEST_CASE("definite column integrals in shared-memory tiles have the bits of hos
             want0[c] = s0;
             want1[c] = s1;
             wantA[c] = sA;
+            double sw = w.at(c, 0), lo = w.at(c, 0), hi = a.at(c, 0);
+            for (uint32_t k = 1; k <= levels; ++k) {
+                sw += w.at(c, k);
+                lo = std::min(lo, w.at(c, k));
+            }
+            for (uint32_t k = 1; k < levels; ++k)
+                hi = std::max(hi, a.at(c, k));
+            sumW[c] = sw;
+            minW[c] = lo;
+            maxA[c] = hi;
         }
         auto check = [&](auto const& backend, char const* name) {
             INFO(name << ", " << levels << " levels");
-            core::Buffer<double> both(2 * cols, host), one(cols, host), plain(cols, host);
+            core::Buffer<double> both(2 * cols, host), one(cols, host), plain(cols, host), sw(cols, host),
+                lo(cols, host), hi(cols, host);
             columnIntegralsOf(backend, fields.shape, both, e0, e1);
             columnIntegralOf(backend, fields.shape, e1, one);
             columnIntegral(backend, a, plain);
+            columnSum(backend, w, sw);
+            columnMin(backend, w, lo);
+            columnMax(backend, a, hi);
             for (uint32_t c = 0; c < cols; ++c) {
                 INFO("column " << c);
                 REQUIRE(std::memcmp(&both.host()[c], &want0[c], sizeof(double)) == 0);
                 REQUIRE(std::memcmp(&both.host()[cols + c], &want1[c], sizeof(double)) == 0);
                 REQUIRE(std::memcmp(&one.host()[c], &want1[c], sizeof(double)) == 0);
                 REQUIRE(std::memcmp(&plain.host()[c], &wantA[c], sizeof(double)) == 0);
+                REQUIRE(std::memcmp(&sw.host()[c], &sumW[c], sizeof(double)) == 0);
+                REQUIRE(lo.host()[c] == minW[c]);
+                REQUIRE(hi.host()[c] == maxA[c]);
             }
         };
         check(core::Serial{}, "Serial");

@@ -19,62 +19,25 @@ struct PerColumnView {
     STRATA_HD T operator()(uint32_t col) const { return values != nullptr ? values[col] : scalar; }
 };
 
+// A body of a column-to-value kernel has value(col, k), the column's k-th input, and finish(col, get), which makes
+// out[col] from get(k) = value(col, k) in a fixed order. Its operator()(col) reads the column directly (one worker
+// per column); TiledColumnsBody stages the values in shared memory first and hands finish the staged ones.
 template <class T>
 struct ColumnIntegralBody {
     FieldView<T const, Center> f;
     GridView grid;
     T* out;
 
-    STRATA_HD void operator()(uint32_t col) const {
+    STRATA_HD T value(uint32_t col, uint32_t k) const { return f(col, k); }
+    template <class Get>
+    STRATA_HD void finish(uint32_t col, Get const& get) const {
         T sum = T(0);
         for (uint32_t k = 0; k < f.levels; ++k)
-            sum += f(col, k) * static_cast<T>(grid.dzCenter[k]);
+            sum += get(k) * static_cast<T>(grid.dzCenter[k]);
         out[col] = sum;
     }
-    // The integrand at (col, k), for TiledIntegralsBody.
-    STRATA_HD T value(uint32_t col, uint32_t k) const { return f(col, k); }
-};
-
-// Definite column integrals in tiles, for backends with many workers per block (Cuda; the checking Threads backend
-// runs the same code on the CPU). With one worker per column, neighbouring GPU threads read addresses a column
-// apart on level-contiguous storage, so each warp load touches a sector per thread. Here a block takes `tileColumns`
-// neighbouring columns: its workers evaluate the integrand of the tile's (column, level) points in address order
-// into shared memory (neighbouring workers, neighbouring levels: coalesced loads), sync, and one worker per column
-// then sums its column from shared memory in the per-column body's order, k = 0, 1, ...: the same bits. `Chain` is
-// a BodyChain of bodies with `value(col, k)` and `out` (several integrals take turns with the one buffer).
-inline constexpr uint32_t integralTileItems = 256;
-
-// Columns per tile: as many whole columns as fit in the tile's items; 0 (no tiles) for deeper columns.
-STRATA_HD inline uint32_t integralTileColumns(uint32_t levels) {
-    return levels == 0 || levels > integralTileItems ? 0u : integralTileItems / levels;
-}
-
-template <class T, class Chain>
-struct TiledIntegralsBody {
-    Chain chain;
-    GridView grid;
-    uint32_t columns;
-    uint32_t tileColumns;
-
-    template <class Ctx>
-    STRATA_HD void operator()(Ctx& ctx, uint32_t tile) const {
-        auto values = ctx.template staticSharedArray<T, integralTileItems>();
-        uint32_t const n = grid.n();
-        uint32_t const col0 = tile * tileColumns;
-        uint32_t const ncols = columns - col0 < tileColumns ? columns - col0 : tileColumns;
-        chain.each([&](auto const& body) {
-            ctx.syncInterdependent([&](uint32_t i) {
-                if (i < ncols * n) values[i] = body.value(col0 + i / n, i % n);
-            });
-            ctx.syncInterdependent([&](uint32_t c) {
-                if (c < ncols) {
-                    T sum = T(0);
-                    for (uint32_t k = 0; k < n; ++k)
-                        sum += values[c * n + k] * static_cast<T>(grid.dzCenter[k]);
-                    body.out[col0 + c] = sum;
-                }
-            });
-        });
+    STRATA_HD void operator()(uint32_t col) const {
+        finish(col, [&](uint32_t k) { return value(col, k); });
     }
 };
 
@@ -130,11 +93,75 @@ struct ColumnReduceBody {
         }
     }
 
-    STRATA_HD void operator()(uint32_t col) const {
-        T acc = g(col, 0);
+    STRATA_HD T value(uint32_t col, uint32_t k) const { return g(col, k); }
+    template <class Get>
+    STRATA_HD void finish(uint32_t col, Get const& get) const {
+        T acc = get(0);
         for (uint32_t k = 1; k < g.levels; ++k)
-            acc = combine(acc, g(col, k));
+            acc = combine(acc, get(k));
         out[col] = acc;
+    }
+    STRATA_HD void operator()(uint32_t col) const {
+        finish(col, [&](uint32_t k) { return value(col, k); });
+    }
+};
+
+// Several column-to-value bodies in one column walk, each in turn: BodyChain<B0, BodyChain<B1, NoBody>>.
+struct NoBody {
+    STRATA_HD void operator()(uint32_t) const {}
+    template <class F>
+    STRATA_HD void each(F const&) const {}
+};
+template <class First, class Rest>
+struct BodyChain {
+    First first;
+    Rest rest;
+    STRATA_HD void operator()(uint32_t col) const {
+        first(col);
+        rest(col);
+    }
+    // f(body) for every body of the chain, in order.
+    template <class F>
+    STRATA_HD void each(F const& f) const {
+        f(first);
+        rest.each(f);
+    }
+};
+// Column-to-value kernels (definite integrals, sums, min, max) in tiles, for backends with many workers per block
+// (Cuda; the checking Threads backend runs the same code on the CPU). With one worker per column, neighbouring GPU
+// threads read addresses a column apart on level-contiguous storage, so each warp load touches a sector per thread.
+// Here a block takes `tileColumns` neighbouring columns: its workers read the tile's (column, level) values in
+// address order into shared memory (neighbouring workers, neighbouring levels: coalesced loads), sync, and one
+// worker per column then finishes its column from shared memory in the body's own order: the same bits. `Chain` is
+// a BodyChain (integrals.hpp) of bodies over `levels` levels, which take turns with the one buffer.
+inline constexpr uint32_t columnTileItems = 256;
+
+// Columns per tile: as many whole columns as fit in the tile's items; 0 (no tiles) for deeper columns.
+STRATA_HD inline uint32_t columnTileColumns(uint32_t levels) {
+    return levels == 0 || levels > columnTileItems ? 0u : columnTileItems / levels;
+}
+
+template <class T, class Chain>
+struct TiledColumnsBody {
+    Chain chain;
+    uint32_t columns;
+    uint32_t levels;
+    uint32_t tileColumns;
+
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t tile) const {
+        auto values = ctx.template staticSharedArray<T, columnTileItems>();
+        uint32_t const n = levels;
+        uint32_t const col0 = tile * tileColumns;
+        uint32_t const ncols = columns - col0 < tileColumns ? columns - col0 : tileColumns;
+        chain.each([&](auto const& body) {
+            ctx.syncInterdependent([&](uint32_t i) {
+                if (i < ncols * n) values[i] = body.value(col0 + i / n, i % n);
+            });
+            ctx.syncInterdependent([&](uint32_t c) {
+                if (c < ncols) body.finish(col0 + c, [&](uint32_t k) { return T(values[c * n + k]); });
+            });
+        });
     }
 };
 
