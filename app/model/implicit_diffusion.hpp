@@ -105,8 +105,8 @@ private:
     }
 };
 
-// One worker per column on the GPU and the checking backend; on the one-worker CPU backends a worker takes
-// `group` neighbouring columns at a time (the last, partial group column by column).
+// On the one-worker CPU backends a worker takes `group` neighbouring columns at a time (the last, partial group
+// column by column); one worker per column where the columns are deeper than a tile (below).
 template <uint32_t Group>
 struct ImplicitDiffusionBody {
     ImplicitDiffusionColumns cols;
@@ -122,6 +122,79 @@ struct ImplicitDiffusionBody {
     }
 };
 
+// On backends with many workers per block (the GPU; the checking Threads backend runs the same code on the CPU) a
+// block takes a tile of neighbouring columns. Its workers copy the tile's fields into shared memory in address order
+// (neighbouring GPU threads, neighbouring addresses: coalesced, where one thread per column reads addresses a column
+// apart), one worker per column solves its column there -- the elimination's scratch (a, the pivots' reciprocals,
+// c') never leaves shared memory --, and the workers copy the five diffused fields back in address order. The
+// column code is the same (ImplicitDiffusionColumns on views of the shared arrays): the same bits.
+inline constexpr uint32_t diffusionTileItems = 256;
+inline constexpr uint32_t diffusionTileArrays = 11; // T q tracer u v, rho exner, a inverse c', and rho K on faces
+
+// Columns per tile: whole columns whose faces (levels + 1 values) fit in the tile's items; 0 (no tiles) for deeper.
+STRATA_HD inline uint32_t diffusionTileColumns(uint32_t levels) {
+    return levels + 1 > diffusionTileItems ? 0u : diffusionTileItems / (levels + 1);
+}
+
+struct ImplicitDiffusionTiles {
+    ImplicitDiffusionColumns cols;
+    uint32_t columnCount;
+    uint32_t tileColumns;
+
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t tile) const {
+        constexpr uint32_t M = diffusionTileItems;
+        double* const base = reinterpret_cast<double*>(ctx.worker().dynSharedBase());
+        uint32_t const n = cols.grid.n();
+        uint32_t const col0 = tile * tileColumns;
+        uint32_t const ncols = columnCount - col0 < tileColumns ? columnCount - col0 : tileColumns;
+        // The tile's columns as fields of their own (column c of the tile = column col0 + c), in shared memory.
+        auto center = [&](uint32_t array) { return CenterView{base + array * M, n, n, ncols}; };
+        ImplicitDiffusionColumns t = cols;
+        t.T = center(0);
+        t.q = center(1);
+        t.tracer = center(2);
+        t.u = center(3);
+        t.v = center(4);
+        t.rho = CenterConst{base + 5 * M, n, n, ncols};
+        t.exner = CenterConst{base + 6 * M, n, n, ncols};
+        t.a = center(7);
+        t.inverse = center(8);
+        t.cPrime = center(9);
+        t.rhoK = FaceConst{base + 10 * M, n + 1, n + 1, ncols};
+        t.heatFlux = cols.heatFlux + col0;
+        t.moistureFlux = cols.moistureFlux + col0;
+        t.tracerFlux = cols.tracerFlux + col0;
+        t.noFlux = cols.noFlux + col0;
+        ctx.syncInterdependent([&](uint32_t i) {
+            if (i < ncols * n) {
+                uint32_t const c = i / n, k = i % n, col = col0 + c;
+                t.T(c, k) = cols.T(col, k);
+                t.q(c, k) = cols.q(col, k);
+                t.tracer(c, k) = cols.tracer(col, k);
+                t.u(c, k) = cols.u(col, k);
+                t.v(c, k) = cols.v(col, k);
+                base[5 * M + i] = cols.rho(col, k);
+                base[6 * M + i] = cols.exner(col, k);
+            }
+            if (i < ncols * (n + 1)) base[10 * M + i] = cols.rhoK(col0 + i / (n + 1), i % (n + 1));
+        });
+        ctx.syncInterdependent([&](uint32_t c) {
+            if (c < ncols) t.template columns<1>(c);
+        });
+        ctx.syncInterdependent([&](uint32_t i) {
+            if (i < ncols * n) {
+                uint32_t const c = i / n, k = i % n, col = col0 + c;
+                cols.T(col, k) = t.T(c, k);
+                cols.q(col, k) = t.q(c, k);
+                cols.tracer(col, k) = t.tracer(c, k);
+                cols.u(col, k) = t.u(c, k);
+                cols.v(col, k) = t.v(c, k);
+            }
+        });
+    }
+};
+
 template <class Backend>
 void diffuseImplicitly(Backend const& backend, uint32_t columnCount, ImplicitDiffusionColumns const& cols) {
     if constexpr (Backend::oneWorkerPerBlock) {
@@ -129,7 +202,16 @@ void diffuseImplicitly(Backend const& backend, uint32_t columnCount, ImplicitDif
         threaded::threaded(backend, threaded::independent((columnCount + group - 1) / group),
                            ImplicitDiffusionBody<group>{cols, columnCount});
     } else {
-        threaded::threaded(backend, threaded::independent(columnCount), ImplicitDiffusionBody<1>{cols, columnCount});
+        uint32_t const tileColumns = diffusionTileColumns(cols.grid.n());
+        if (tileColumns > 0) {
+            threaded::threaded(backend, threaded::independent((columnCount + tileColumns - 1) / tileColumns),
+                               threaded::interdependent<diffusionTileItems>(
+                                   threaded::sharedBytesFor<double, diffusionTileItems>(diffusionTileArrays)),
+                               ImplicitDiffusionTiles{cols, columnCount, tileColumns});
+        } else {
+            threaded::threaded(backend, threaded::independent(columnCount),
+                               ImplicitDiffusionBody<1>{cols, columnCount});
+        }
     }
 }
 
