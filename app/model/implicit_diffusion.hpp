@@ -166,14 +166,18 @@ struct ImplicitDiffusionTiles {
         t.moistureFlux = cols.moistureFlux + col0;
         t.tracerFlux = cols.tracerFlux + col0;
         t.noFlux = cols.noFlux + col0;
+        // f(tile view, field view) for each diffused field
+        auto diffused = [&](auto const& f) {
+            f(t.T, cols.T);
+            f(t.q, cols.q);
+            f(t.tracer, cols.tracer);
+            f(t.u, cols.u);
+            f(t.v, cols.v);
+        };
         ctx.syncInterdependent([&](uint32_t i) {
             if (i < ncols * n) {
                 uint32_t const c = i / n, k = i % n, col = col0 + c;
-                t.T(c, k) = cols.T(col, k);
-                t.q(c, k) = cols.q(col, k);
-                t.tracer(c, k) = cols.tracer(col, k);
-                t.u(c, k) = cols.u(col, k);
-                t.v(c, k) = cols.v(col, k);
+                diffused([&](CenterView in, CenterView field) { in(c, k) = field(col, k); });
                 base[5 * M + i] = cols.rho(col, k);
                 base[6 * M + i] = cols.exner(col, k);
             }
@@ -185,11 +189,7 @@ struct ImplicitDiffusionTiles {
         ctx.syncInterdependent([&](uint32_t i) {
             if (i < ncols * n) {
                 uint32_t const c = i / n, k = i % n, col = col0 + c;
-                cols.T(col, k) = t.T(c, k);
-                cols.q(col, k) = t.q(c, k);
-                cols.tracer(col, k) = t.tracer(c, k);
-                cols.u(col, k) = t.u(c, k);
-                cols.v(col, k) = t.v(c, k);
+                diffused([&](CenterView in, CenterView field) { field(col, k) = in(c, k); });
             }
         });
     }

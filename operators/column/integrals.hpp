@@ -148,10 +148,7 @@ struct ExprIntegralBody {
     }
     template <class Get>
     STRATA_HD void finish(uint32_t col, Get const& get) const {
-        T sum = T(0);
-        for (uint32_t k = 0; k < grid.n(); ++k)
-            sum += get(k) * static_cast<T>(grid.dzCenter[k]);
-        out[col] = sum;
+        out[col] = sumTimesDz<T>(grid, grid.n(), get);
     }
 };
 } // namespace detail

@@ -19,6 +19,15 @@ struct PerColumnView {
     STRATA_HD T operator()(uint32_t col) const { return values != nullptr ? values[col] : scalar; }
 };
 
+// sum over k = 0, 1, ..., n-1 of get(k) dz[k]: the definite integral's order, whatever the values come from.
+template <class T, class Get>
+STRATA_HD T sumTimesDz(GridView const& grid, uint32_t n, Get const& get) {
+    T sum = T(0);
+    for (uint32_t k = 0; k < n; ++k)
+        sum += get(k) * static_cast<T>(grid.dzCenter[k]);
+    return sum;
+}
+
 // A body of a column-to-value kernel has value(col, k), the column's k-th input, and finish(col, get), which makes
 // out[col] from get(k) = value(col, k) in a fixed order. Its operator()(col) reads the column directly (one worker
 // per column); TiledColumnsBody stages the values in shared memory first and hands finish the staged ones.
@@ -31,10 +40,7 @@ struct ColumnIntegralBody {
     STRATA_HD T value(uint32_t col, uint32_t k) const { return f(col, k); }
     template <class Get>
     STRATA_HD void finish(uint32_t col, Get const& get) const {
-        T sum = T(0);
-        for (uint32_t k = 0; k < f.levels; ++k)
-            sum += get(k) * static_cast<T>(grid.dzCenter[k]);
-        out[col] = sum;
+        out[col] = sumTimesDz<T>(grid, f.levels, get);
     }
     STRATA_HD void operator()(uint32_t col) const {
         finish(col, [&](uint32_t k) { return value(col, k); });
@@ -127,13 +133,14 @@ struct BodyChain {
         rest.each(f);
     }
 };
+
 // Column-to-value kernels (definite integrals, sums, min, max) in tiles, for backends with many workers per block
 // (Cuda; the checking Threads backend runs the same code on the CPU). With one worker per column, neighbouring GPU
 // threads read addresses a column apart on level-contiguous storage, so each warp load touches a sector per thread.
 // Here a block takes `tileColumns` neighbouring columns: its workers read the tile's (column, level) values in
 // address order into shared memory (neighbouring workers, neighbouring levels: coalesced loads), sync, and one
 // worker per column then finishes its column from shared memory in the body's own order: the same bits. `Chain` is
-// a BodyChain (integrals.hpp) of bodies over `levels` levels, which take turns with the one buffer.
+// a BodyChain (above) of bodies over `levels` levels, which take turns with the one buffer.
 inline constexpr uint32_t columnTileItems = 256;
 
 // Columns per tile: as many whole columns as fit in the tile's items; 0 (no tiles) for deeper columns.
