@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -42,6 +43,14 @@ void cudaRelease(void* p) noexcept;
 void cudaCopyToDevice(void* dst, void const* src, std::size_t bytes);
 void cudaCopyToHost(void* dst, void const* src, std::size_t bytes);
 } // namespace detail
+
+// Copies between host and device asked for by every Buffer of the process (toDevice and toHost calls). On Cuda each
+// one is a copy, and toHost waits for the device; on the CPU backends they copy nothing, but they are counted the
+// same, so the CPU tests and benchmarks see the copies a GPU run would make (the model's profile, per step).
+inline std::atomic<uint64_t>& transferCounter() {
+    static std::atomic<uint64_t> count{0};
+    return count;
+}
 
 template <class T>
 class Buffer {
@@ -92,6 +101,7 @@ public:
     std::span<T const> host() const { return m_host; }
 
     void toDevice() {
+        transferCounter().fetch_add(1, std::memory_order_relaxed);
         if (m_space == MemSpace::Cuda) detail::cudaCopyToDevice(m_device.get(), m_host.data(), size() * sizeof(T));
         if (!m_mirror.empty()) {
             std::copy(m_host.begin(), m_host.end(), m_mirror.begin());
@@ -99,6 +109,7 @@ public:
         }
     }
     void toHost() {
+        transferCounter().fetch_add(1, std::memory_order_relaxed);
         if (m_space == MemSpace::Cuda) detail::cudaCopyToHost(m_host.data(), m_device.get(), size() * sizeof(T));
         if (!m_mirror.empty()) std::copy(m_mirror.begin(), m_mirror.end(), m_host.begin());
     }

@@ -16,8 +16,9 @@
 // process) and its kernel launches (counted), turned into a time with the triad bandwidth, the cost of one
 // transcendental function and of one empty launch, all three measured in this process:
 //   model time = max(bytes / triad bandwidth, transcendentals x t_transcendental) + launches x t_launch
-// Counters per part P: P.ms (measured, per step), P.model_ms, P.launches, P.min_bytes, P.transcendentals; for the
-// step: launches_per_step, cost_model_ms and x_cost_model (measured time / model time). scripts/plot_bench
+// Counters per part P: P.ms (measured, per step), P.model_ms, P.launches, P.transfers (host <-> device copies, counted
+// as a GPU run would make them), P.min_bytes, P.transcendentals; for the step: launches_per_step, transfers_per_step,
+// cost_model_ms and x_cost_model (measured time / model time). scripts/plot_bench
 // --cost-model prints them as a table.
 #include "app/bench/bench_common.hpp"
 #include "app/config.hpp"
@@ -73,7 +74,7 @@ void bmModelStep(benchmark::State& state, std::string const& engine, uint32_t nl
     double const steps = static_cast<double>(state.iterations());
     double const bandwidth = bench::triadReference<Backend>();
     double const tTranscendental = bench::transcendentalSeconds(), tLaunch = bench::launchSeconds<Backend>();
-    double launches = 0, modelSeconds = 0, measuredSeconds = 0;
+    double launches = 0, transfers = 0, modelSeconds = 0, measuredSeconds = 0;
     for (auto const& part : model.profile()) {
         double const bytes = part.cost.bytesPerCell * cells + part.cost.bytesPerColumn * decomp.local;
         double const transcendentals =
@@ -84,13 +85,16 @@ void bmModelStep(benchmark::State& state, std::string const& engine, uint32_t nl
         state.counters[part.name + ".ms"] = 1e3 * part.seconds / steps;
         state.counters[part.name + ".model_ms"] = 1e3 * partModel;
         state.counters[part.name + ".launches"] = partLaunches;
+        state.counters[part.name + ".transfers"] = static_cast<double>(part.transfers) / steps;
         state.counters[part.name + ".min_bytes"] = bytes;
         state.counters[part.name + ".transcendentals"] = transcendentals;
         launches += partLaunches;
+        transfers += static_cast<double>(part.transfers) / steps;
         modelSeconds += partModel;
         measuredSeconds += part.seconds / steps;
     }
     state.counters["launches_per_step"] = launches;
+    state.counters["transfers_per_step"] = transfers; // host <-> device copies (a GPU run's synchronous copies)
     state.counters["cost_model_ms"] = 1e3 * modelSeconds;
     state.counters["x_cost_model"] = modelSeconds > 0 ? measuredSeconds / modelSeconds : 0.0;
     state.counters["t_transcendental_ns"] = 1e9 * tTranscendental;

@@ -161,28 +161,31 @@ public:
             p->checkStability(ctx);
     }
 
-    // Where a step's time and kernel launches go: one entry per process (its prepareStep, addTendencies and
-    // implicitStep together) and a last one, "model", for the step's own work (copies, zeroing, Runge-Kutta stages,
-    // the budget ledger), each with its share of the cost model (StepCost). Sums over the steps since the model was
-    // made or resetProfile() was called. Launches are synchronous on the CPU backends; on Cuda a part's seconds
-    // count what the host waited for.
+    // Where a step's time, kernel launches and host <-> device copies go: one entry per process (its prepareStep,
+    // addTendencies and implicitStep together) and a last one, "model", for the step's own work (copies, zeroing,
+    // Runge-Kutta stages, the budget ledger), each with its share of the cost model (StepCost). Sums over the steps
+    // since the model was made or resetProfile() was called. Launches are synchronous on the CPU backends; on Cuda a
+    // part's seconds count what the host waited for.
     struct PartProfile {
         std::string name;
         uint64_t launches = 0;
         double seconds = 0;
         StepCost cost;
+        uint64_t transfers = 0; // host <-> device copies (core::transferCounter)
     };
     std::vector<PartProfile> profile() const {
         std::vector<PartProfile> out;
         auto const totals = [&](std::size_t part) { return part < m_profile.size() ? m_profile[part] : PartTotals{}; };
         for (std::size_t i = 0; i < m_processes.size(); ++i)
-            out.push_back({m_processes[i]->name(), totals(i).launches, totals(i).seconds, m_processes[i]->stepCost()});
+            out.push_back({m_processes[i]->name(), totals(i).launches, totals(i).seconds, m_processes[i]->stepCost(),
+                           totals(i).transfers});
         // The step's own passes: u0 = u and the tendencies zeroed (7 fields in, 14 out), per stage the update
         // u = u0 + b ((u - u0) + dt f) with the tendency zeroed after it (u, u0, f in, u and f out).
         double const count = Prognostics::count;
         double const bytes = 24 * count + (hasExplicit() ? 3 * 40 * count : 0.0);
         out.push_back({"model", totals(m_processes.size()).launches, totals(m_processes.size()).seconds,
-                       StepCost{bytes, 0, 0, 0, "u0 = u; per stage: tendencies zeroed, the stage update"}});
+                       StepCost{bytes, 0, 0, 0, "u0 = u; per stage: tendencies zeroed, the stage update"},
+                       totals(m_processes.size()).transfers});
         return out;
     }
     void resetProfile() { std::fill(m_profile.begin(), m_profile.end(), PartTotals{}); }
@@ -195,15 +198,20 @@ public:
         PartTotals inProcesses; // this step's share of the processes, subtracted from the whole below
         auto const stepStart = std::chrono::steady_clock::now();
         uint64_t const stepLaunches = lockstep::launchCounter().load(std::memory_order_relaxed);
+        uint64_t const stepTransfers = core::transferCounter().load(std::memory_order_relaxed);
         auto timed = [&](std::size_t part, auto&& work) {
             auto const t0 = std::chrono::steady_clock::now();
             uint64_t const l0 = lockstep::launchCounter().load(std::memory_order_relaxed);
+            uint64_t const x0 = core::transferCounter().load(std::memory_order_relaxed);
             work();
             uint64_t const launches = lockstep::launchCounter().load(std::memory_order_relaxed) - l0;
+            uint64_t const transfers = core::transferCounter().load(std::memory_order_relaxed) - x0;
             double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             m_profile[part].launches += launches;
+            m_profile[part].transfers += transfers;
             m_profile[part].seconds += seconds;
             inProcesses.launches += launches;
+            inProcesses.transfers += transfers;
             inProcesses.seconds += seconds;
         };
         for (std::size_t i = 0; i < m_processes.size(); ++i)
@@ -237,6 +245,8 @@ public:
         // The step's own work: the whole step less what its processes took.
         m_profile[own].launches +=
             lockstep::launchCounter().load(std::memory_order_relaxed) - stepLaunches - inProcesses.launches;
+        m_profile[own].transfers +=
+            core::transferCounter().load(std::memory_order_relaxed) - stepTransfers - inProcesses.transfers;
         m_profile[own].seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart).count() - inProcesses.seconds;
     }
@@ -576,6 +586,7 @@ private:
     struct PartTotals {
         uint64_t launches = 0;
         double seconds = 0;
+        uint64_t transfers = 0;
     };
     std::vector<PartTotals> m_profile; // per process, then the model's own (profile())
     double m_time = 0;
