@@ -10,11 +10,13 @@
 // the part of the content change that no process accounts for, relative to everything that crossed the column's
 // boundaries, was added, or moved within it over the interval (never relative to the content itself, which would hide
 // a spurious source behind a large offset). A residual is NaN if any term is NaN, and infinite when the content changed
-// while nothing happened. The model fills the ledger; the ledger only does the arithmetic.
+// while nothing happened. The model fills the ledger; the ledger only does the arithmetic. E, G and V are summed on
+// the device after every step (no copy); the host reads them when it asks for residuals or writes a restart.
 #pragma once
 
 #include "app/model/processes.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -23,46 +25,86 @@
 
 namespace strata::app {
 
+// The ledger's running sums after a step (one kernel over the columns, every budget): expected += change,
+// gross += gross of the step, moved += moved of the step; the step's terms are zeroed for the next step.
+struct LedgerStep {
+    double* expected[budgetCount];
+    double* gross[budgetCount];
+    double* moved[budgetCount];
+    double* stepChange;      // budgetCount x columns (BudgetTerms)
+    double* stepGross;       // budgetCount x columns (BudgetTerms)
+    double const* stepMoved; // budgetCount x columns
+    uint32_t columns;
+    STRATA_HD void operator()(uint32_t c, uint32_t) const {
+        for (int b = 0; b < budgetCount; ++b) {
+            std::size_t const i = std::size_t{columns} * b + c;
+            expected[b][c] += stepChange[i];
+            gross[b][c] += stepGross[i];
+            moved[b][c] += stepMoved[i];
+            stepChange[i] = 0.0;
+            stepGross[i] = 0.0;
+        }
+    }
+};
+
 class BudgetLedger {
 public:
-    explicit BudgetLedger(uint32_t columns) {
-        for (int b = 0; b < budgetCount; ++b)
-            for (auto* v : {&m_expected[b], &m_gross[b], &m_moved[b], &m_content[b], &m_mark[b].content,
-                            &m_mark[b].expected, &m_mark[b].scale})
+    BudgetLedger(uint32_t columns, core::MemSpace space) : m_columns(columns) {
+        for (int b = 0; b < budgetCount; ++b) {
+            for (auto* v : {&m_expected[b], &m_gross[b], &m_moved[b]})
+                *v = core::Buffer<double>(columns, space, 0.0);
+            for (auto* v : {&m_content[b], &m_mark[b].content, &m_mark[b].expected, &m_mark[b].scale})
                 v->assign(columns, 0.0);
+        }
     }
 
-    // After a step: the processes' terms of that step and what moved inside each column.
-    void addStep(BudgetTerms const& terms, std::array<std::vector<double>, budgetCount> const& moved) {
+    // After a step: the processes' terms of that step and what moved inside each column (budgetCount x columns, both
+    // in the backend's memory) into the running sums, in one kernel; the terms are zeroed for the next step.
+    template <class Backend>
+    void addStep(Backend const& backend, BudgetTerms& terms, core::Buffer<double> const& moved) {
+        LedgerStep k{};
+        for (int b = 0; b < budgetCount; ++b) {
+            k.expected[b] = m_expected[b].device();
+            k.gross[b] = m_gross[b].device();
+            k.moved[b] = m_moved[b].device();
+        }
+        k.stepChange = terms.change.device();
+        k.stepGross = terms.gross.device();
+        k.stepMoved = moved.device();
+        k.columns = m_columns;
+        ops::forEachPoint(backend, m_columns, 1, k);
+    }
+
+    // The running sums to the host: before asking for residuals.
+    void toHost() {
         for (int b = 0; b < budgetCount; ++b)
-            for (std::size_t c = 0; c < m_expected[b].size(); ++c) {
-                m_expected[b][c] += terms.change[b][c];
-                m_gross[b][c] += terms.gross[b][c];
-                m_moved[b][c] += moved[b][c];
-            }
+            for (auto* v : {&m_expected[b], &m_gross[b], &m_moved[b]})
+                v->toHost();
     }
 
     // The measured content change since t = 0, per column (set before asking for residuals).
     std::vector<double>& content(Budget b) { return m_content[b]; }
 
-    // The largest column residual since t = 0.
+    // The largest column residual since t = 0 (after toHost()).
     double runResidual(Budget b) const {
         double worst = 0;
+        auto const expected = m_expected[b].host(), gross = m_gross[b].host(), moved = m_moved[b].host();
         for (std::size_t c = 0; c < m_content[b].size(); ++c)
-            worst = worse(worst, residual(m_content[b][c], m_expected[b][c], m_gross[b][c] + m_moved[b][c]));
+            worst = worse(worst, residual(m_content[b][c], expected[c], gross[c] + moved[c]));
         return worst;
     }
 
-    // The largest column residual since the previous call (or t = 0); starts the next interval.
+    // The largest column residual since the previous call (or t = 0), after toHost(); starts the next interval.
     double intervalResidual(Budget b) {
         double worst = 0;
         Mark& m = m_mark[b];
+        auto const expected = m_expected[b].host(), gross = m_gross[b].host(), moved = m_moved[b].host();
         for (std::size_t c = 0; c < m_content[b].size(); ++c) {
-            double const scale = m_gross[b][c] + m_moved[b][c];
-            worst = worse(
-                worst, residual(m_content[b][c] - m.content[c], m_expected[b][c] - m.expected[c], scale - m.scale[c]));
+            double const scale = gross[c] + moved[c];
+            worst =
+                worse(worst, residual(m_content[b][c] - m.content[c], expected[c] - m.expected[c], scale - m.scale[c]));
             m.content[c] = m_content[b][c];
-            m.expected[c] = m_expected[b][c];
+            m.expected[c] = expected[c];
             m.scale[c] = scale;
         }
         return worst;
@@ -76,9 +118,20 @@ public:
                 entries.push_back(
                     {name + "_" + what, 1, [&v] { return v; }, [&v](std::vector<double> const& x) { v = x; }});
             };
-            add("expected", m_expected[b]);
-            add("gross", m_gross[b]);
-            add("moved", m_moved[b]);
+            auto addSum = [&](std::string const& what, core::Buffer<double>& v) {
+                entries.push_back({name + "_" + what, 1,
+                                   [&v] {
+                                       v.toHost();
+                                       return std::vector<double>(v.host().begin(), v.host().end());
+                                   },
+                                   [&v](std::vector<double> const& x) {
+                                       std::copy(x.begin(), x.end(), v.host().begin());
+                                       v.toDevice();
+                                   }});
+            };
+            addSum("expected", m_expected[b]);
+            addSum("gross", m_gross[b]);
+            addSum("moved", m_moved[b]);
             add("mark_content", m_mark[b].content);
             add("mark_expected", m_mark[b].expected);
             add("mark_scale", m_mark[b].scale);
@@ -99,7 +152,9 @@ private:
     struct Mark {
         std::vector<double> content, expected, scale;
     };
-    std::array<std::vector<double>, budgetCount> m_expected, m_gross, m_moved, m_content;
+    uint32_t m_columns;
+    std::array<core::Buffer<double>, budgetCount> m_expected, m_gross, m_moved; // in the backend's memory
+    std::array<std::vector<double>, budgetCount> m_content;                     // host: set before the residuals
     std::array<Mark, budgetCount> m_mark;
 };
 

@@ -88,7 +88,7 @@ public:
     explicit Kessler(State& s)
         : m_massFlux(s.grid, s.columns, s.space), m_courant(s.grid, s.columns, s.space),
           m_net(s.grid, s.columns, s.space), m_weighted(s.grid, s.columns, s.space), m_face(s.grid, s.columns, s.space),
-          m_column(s.columns, s.space), m_rain(s.columns), m_largest(s.columns, s.space) {}
+          m_column(s.columns, s.space), m_rain(s.columns, s.space), m_largest(s.columns, s.space) {}
 
     std::string name() const override { return "kessler"; }
     std::vector<FieldDecl> fields() const override {
@@ -107,9 +107,8 @@ public:
         forEachPoint(ctx.backend, s.columns, u.T.levels(),
                      KesslerKernel{u.T.view(), u.q.view(), u.qc.view(), u.qr.view(), m_net.view(),
                                    std::as_const(s.p).view(), std::as_const(s.rho).view(), ctx.dt});
-        detail::integrateColumns(ctx.backend, m_weighted, m_column, s.rho * m_net / s.exner);
-        for (uint32_t c = 0; c < s.columns; ++c)
-            ctx.budget.add(HeatBudget, c, moist::latentHeat * m_column.host()[c]);
+        ops::columnIntegralOf(ctx.backend, m_weighted, s.rho * m_net / s.exner, m_column);
+        addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(HeatBudget, m_column, moist::latentHeat)});
     }
 
     StepCost stepCost() const override {
@@ -151,12 +150,12 @@ private:
                                             std::as_const(s.rho).view(), dz, dtSub});
             // Surface rain of this sub-step: the flux through the bottom face, rho0 qr V_t of the lowest cell.
             ops::evaluate(ctx.backend, m_face, toFaces(m_massFlux), ops::Engine::Direct);
-            m_face.toHost();
-            for (uint32_t c = 0; c < s.columns; ++c) {
-                double const rain = m_face.at(c, 0);
-                ctx.budget.add(WaterBudget, c, -dtSub * rain);
-                m_rain.add(c, rain, dtSub);
-            }
+            ColumnTerm rain; // the bottom face's flux: out of the water budget, into the rain's mean
+            rain.values = std::as_const(m_face).view().data;
+            rain.stride = std::as_const(m_face).view().stride;
+            ColumnTerm lost = rain;
+            lost.scale = -dtSub;
+            addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(WaterBudget, lost), m_rain.adding(rain, dtSub)});
             ops::evaluate(ctx.backend, m_weighted, qr + dtSub * (divergence(toFaces(m_massFlux)) / s.rho), ctx.engine);
             forEachPoint(ctx.backend, s.columns, qr.levels(), Copy{qr.view(), std::as_const(m_weighted).view()});
         }

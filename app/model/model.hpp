@@ -72,10 +72,11 @@ public:
           Decomposition const& decomposition)
         : m_cfg(cfg), m_backend(backend), m_comm(comm), m_decomp(decomposition),
           m_state(makeVerticalGrid(cfg.vertical), decomposition.local, Backend::memSpace),
-          m_budget(decomposition.local), m_ledger(decomposition.local), m_engine(engineFromChoice(cfg.backend.engine)),
-          m_areaWeights(localAreaWeights(horizontal, decomposition)), m_column(decomposition.local, Backend::memSpace),
-          m_mass(decomposition.local, Backend::memSpace),
-          m_weighted(m_state.grid, decomposition.local, Backend::memSpace) {
+          m_budget(decomposition.local, Backend::memSpace), m_ledger(decomposition.local, Backend::memSpace),
+          m_engine(engineFromChoice(cfg.backend.engine)), m_areaWeights(localAreaWeights(horizontal, decomposition)),
+          m_column(decomposition.local, Backend::memSpace), m_mass(decomposition.local, Backend::memSpace),
+          m_weighted(m_state.grid, decomposition.local, Backend::memSpace),
+          m_moved(budgetCount * std::size_t{decomposition.local}, Backend::memSpace) {
         auto const lat = localLatitudes(horizontal, decomposition);
         std::copy(lat.begin(), lat.end(), m_state.latitude.host().begin());
         m_state.latitude.toDevice();
@@ -192,7 +193,6 @@ public:
 
     void step() {
         auto ctx = context();
-        m_budget.reset();
         m_profile.resize(m_processes.size() + 1);
         std::size_t const own = m_processes.size();
         PartTotals inProcesses; // this step's share of the processes, subtracted from the whole below
@@ -239,7 +239,7 @@ public:
         for (std::size_t p = 0; p < m_processes.size(); ++p)
             timed(p, [&] { m_processes[p]->implicitStep(ctx, u); });
 
-        m_ledger.addStep(m_budget, moved());
+        m_ledger.addStep(m_backend, m_budget, moved()); // and the step's terms zeroed for the next step
         m_time += dt;
         ++m_steps;
         // The step's own work: the whole step less what its processes took.
@@ -284,6 +284,7 @@ public:
         integrate(s.rho * (s.now.tracer - i.tracer), m_column);
         toLedger(TracerBudget);
         double global[2 * budgetCount];
+        m_ledger.toHost();
         for (int b = 0; b < budgetCount; ++b) {
             global[b] = m_ledger.intervalResidual(Budget(b));
             global[budgetCount + b] = m_ledger.runResidual(Budget(b));
@@ -305,26 +306,29 @@ public:
         double value = 0;
     };
 
-    // The state check run after every step: per variable a column min and max on the device (NaN-propagating, so a
-    // NaN or Inf anywhere fails the range test), one value pair per column to the host, and one reduction over the
-    // ranks. Every rank gets the same answer: the first variable in the order below that is out of range, in its
-    // lowest global column, at the lowest level.
+    // The state check run after every step: one kernel finds, per column, the first variable (in the order below)
+    // with a value out of its range, NaN or Inf (RangeCheck); one value per column to the host, and one reduction
+    // over the ranks. Every rank gets the same answer: the first variable in the order below that is out of range,
+    // in its lowest global column, at the lowest level.
     std::optional<StateViolation> checkState() {
         auto const checks = stateChecks();
         constexpr double none = std::numeric_limits<double>::infinity();
+        auto body = [&](std::size_t i) {
+            return RangeCheck{std::as_const(*checks[i].field).view(),
+                              checks[i].lo,
+                              checks[i].hi,
+                              static_cast<double>(i),
+                              m_column.device(),
+                              i == 0};
+        };
+        static_assert(std::tuple_size_v<decltype(checks)> == 8, "one body per state check");
+        ops::columnKernel<double>(m_backend, m_decomp.local, m_state.grid->cells(), body(0), body(1), body(2), body(3),
+                                  body(4), body(5), body(6), body(7));
+        m_column.toHost();
         double mine = none; // variable index * 2^40 + global column of this rank's first violation
-        for (std::size_t i = 0; i < checks.size() && mine == none; ++i) {
-            auto const& b = checks[i];
-            ops::columnMin(m_backend, *b.field, m_column);
-            ops::columnMax(m_backend, *b.field, m_mass);
-            m_column.toHost();
-            m_mass.toHost();
-            for (uint32_t c = 0; c < m_decomp.local; ++c)
-                if (!(m_column.host()[c] >= b.lo && m_mass.host()[c] <= b.hi)) {
-                    mine = static_cast<double>(i) * 0x1p40 + static_cast<double>(m_decomp.first + c);
-                    break;
-                }
-        }
+        for (uint32_t c = 0; c < m_decomp.local; ++c)
+            if (m_column.host()[c] < none)
+                mine = std::min(mine, m_column.host()[c] * 0x1p40 + static_cast<double>(m_decomp.first + c));
         double const first = m_comm.min(mine);
         if (first == none) return std::nullopt;
         auto const index = static_cast<std::size_t>(first / 0x1p40);
@@ -448,24 +452,19 @@ private:
         std::copy(m_column.host().begin(), m_column.host().end(), content.begin());
     }
 
-    // What changed place inside each column during the step: sum(rho0 |psi(n+1) - psi(n)| dz), per budget.
-    std::array<std::vector<double>, budgetCount> const& moved() {
+    // What changed place inside each column during the step: sum(rho0 |psi(n+1) - psi(n)| dz), per budget, into
+    // m_moved (budgetCount x columns, in the backend's memory), in one launch.
+    core::Buffer<double> const& moved() {
         State& s = m_state;
         auto const& u = s.now;
         auto const& u0 = s.start;
-        integrate(s.rho * (map(AbsDifference{}, u.T, u0.T) / s.exner) * constants::cp, m_column);
-        keep(m_moved[HeatBudget]);
-        integrate(s.rho * ((map(AbsDifference{}, u.q, u0.q) + map(AbsDifference{}, u.qc, u0.qc)) +
-                           map(AbsDifference{}, u.qr, u0.qr)),
-                  m_column);
-        keep(m_moved[WaterBudget]);
-        integrate(s.rho * map(AbsDifference{}, u.tracer, u0.tracer), m_column);
-        keep(m_moved[TracerBudget]);
+        static_assert(HeatBudget == 0 && WaterBudget == 1 && TracerBudget == 2, "m_moved's order is the budgets'");
+        ops::columnIntegralsOf(m_backend, m_weighted, m_moved,
+                               s.rho * (map(AbsDifference{}, u.T, u0.T) / s.exner) * constants::cp,
+                               s.rho * ((map(AbsDifference{}, u.q, u0.q) + map(AbsDifference{}, u.qc, u0.qc)) +
+                                        map(AbsDifference{}, u.qr, u0.qr)),
+                               s.rho * map(AbsDifference{}, u.tracer, u0.tracer));
         return m_moved;
-    }
-    void keep(std::vector<double>& out) {
-        m_column.toHost();
-        out.assign(m_column.host().begin(), m_column.host().end());
     }
 
     void copy(Prognostics& dst, Prognostics const& src) {
@@ -581,7 +580,7 @@ private:
     std::vector<double> m_areaWeights;
     core::Buffer<double> m_column, m_mass;
     CenterField m_weighted;
-    std::array<std::vector<double>, budgetCount> m_moved;
+    core::Buffer<double> m_moved; // budgetCount x columns: what moved inside each column in the step
     std::vector<std::unique_ptr<Process<Backend>>> m_processes;
     struct PartTotals {
         uint64_t launches = 0;

@@ -13,30 +13,6 @@
 
 namespace strata::app {
 
-// A per-column amount accumulated over time, for means over an output interval ("time: mean").
-struct ColumnMean {
-    std::vector<double> sum;
-    double seconds = 0;
-    explicit ColumnMean(uint32_t columns) : sum(columns, 0.0) {}
-    void add(uint32_t c, double rate, double dt) { sum[c] += rate * dt; }
-    void tick(double dt) { seconds += dt; }
-    // For restart files: the sum per column and the seconds it covers.
-    void restartEntries(std::string const& name, std::vector<RestartEntry>& entries) {
-        entries.push_back(
-            {name + "_sum", 1, [this] { return sum; }, [this](std::vector<double> const& v) { sum = v; }});
-        entries.push_back({name + "_seconds", 0, [this] { return std::vector<double>{seconds}; },
-                           [this](std::vector<double> const& v) { seconds = v.at(0); }});
-    }
-    // The mean since the previous call (0 before any time has passed), and a fresh start.
-    void takeMean(std::vector<double>& out) {
-        out.resize(sum.size());
-        for (std::size_t c = 0; c < sum.size(); ++c)
-            out[c] = seconds > 0 ? sum[c] / seconds : 0.0;
-        std::fill(sum.begin(), sum.end(), 0.0);
-        seconds = 0;
-    }
-};
-
 // ---------------------------------------------------------------------------------------------------------------
 // Large-scale condensation (RJ12 section 2c): where q > q_sat(T, p0), the excess condenses, heats the air and falls
 // out at once as precipitation: dq from moist::condensation, T += (L/cp) dq, q -= dq.
@@ -57,7 +33,7 @@ class LargeScaleCondensation : public Process<Backend> {
 public:
     explicit LargeScaleCondensation(State& s)
         : m_condensed(s.grid, s.columns, s.space), m_weighted(s.grid, s.columns, s.space), m_column(s.columns, s.space),
-          m_precipitation(s.columns) {}
+          m_precipitation(s.columns, s.space) {}
 
     std::string name() const override { return "large_scale_condensation"; }
     std::vector<FieldDecl> fields() const override {
@@ -72,16 +48,14 @@ public:
         forEachPoint(ctx.backend, s.columns, u.T.levels(),
                      CondensationKernel{u.T.view(), u.q.view(), m_condensed.view(), std::as_const(s.p).view()});
         // What fell out: sum(rho0 dq dz) of water leaves the column; L sum(rho0 dq / exner0 dz) of heat is released.
-        integrate(ctx, s.rho * m_condensed);
-        for (uint32_t c = 0; c < s.columns; ++c) {
-            double const rain = m_column.host()[c];
-            ctx.budget.add(WaterBudget, c, -rain);
-            m_precipitation.add(c, rain / ctx.dt, ctx.dt);
-        }
+        // The rain leaves the water budget (-rain) and enters the precipitation mean as the rate rain / dt over dt.
+        ops::columnIntegralOf(ctx.backend, m_weighted, s.rho * m_condensed, m_column);
+        addColumnTerms(
+            ctx.backend, s.columns,
+            {ctx.budget.term(WaterBudget, m_column, -1.0), m_precipitation.adding(m_column, 1.0, ctx.dt, ctx.dt)});
         m_precipitation.tick(ctx.dt);
-        integrate(ctx, s.rho * m_condensed / s.exner);
-        for (uint32_t c = 0; c < s.columns; ++c)
-            ctx.budget.add(HeatBudget, c, moist::latentHeat * m_column.host()[c]);
+        ops::columnIntegralOf(ctx.backend, m_weighted, s.rho * m_condensed / s.exner, m_column);
+        addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(HeatBudget, m_column, moist::latentHeat)});
     }
 
     StepCost stepCost() const override {
@@ -97,11 +71,6 @@ public:
     }
 
 private:
-    template <class E>
-    void integrate(StepContext<Backend>& ctx, E const& expr) {
-        detail::integrateColumns(ctx.backend, m_weighted, m_column, expr);
-    }
-
     CenterField m_condensed, m_weighted;
     core::Buffer<double> m_column;
     ColumnMean m_precipitation; // kg m-2 s-1
@@ -154,7 +123,7 @@ class BulkSurfaceFluxes : public Process<Backend> {
 public:
     BulkSurfaceFluxes(SurfaceFluxesConfig const& cfg, State& s)
         : m_cfg(cfg), m_sst(s.columns, s.space), m_heat(s.columns, s.space), m_moisture(s.columns, s.space),
-          m_sensible(s.columns), m_latent(s.columns), m_evaporation(s.columns) {
+          m_sensible(s.columns, s.space), m_latent(s.columns, s.space), m_evaporation(s.columns, s.space) {
         s.latitude.toHost();
         for (uint32_t c = 0; c < s.columns; ++c)
             m_sst.host()[c] = moist::seaSurfaceTemperature(s.latitude.host()[c]);
@@ -188,17 +157,16 @@ public:
                                        s.grid->dzCenter()[0],
                                        ctx.dt,
                                        {m_cfg.ce, m_cfg.ch, m_cfg.gustiness}});
-        m_heat.toHost();
-        m_moisture.toHost();
-        s.exner.toHost();
-        for (uint32_t c = 0; c < s.columns; ++c) {
-            double const h = m_heat.host()[c], e = m_moisture.host()[c];
-            ctx.budget.add(HeatBudget, c, ctx.dt * constants::cp * h / s.exner.at(c, 0)); // as theta: T / exner0
-            ctx.budget.add(WaterBudget, c, ctx.dt * e);
-            m_sensible.add(c, constants::cp * h, ctx.dt);
-            m_latent.add(c, moist::latentHeat * e, ctx.dt);
-            m_evaporation.add(c, e, ctx.dt);
-        }
+        // Into the budgets dt cp h / exner0 (heat as theta: T / exner0) and dt e; into the surface means the fluxes
+        // cp h, L e and e over dt.
+        auto const exner = std::as_const(s.exner).view();
+        ColumnTerm heat = ctx.budget.term(HeatBudget, m_heat, ctx.dt * constants::cp);
+        heat.divisorField = exner.data; // level 0 of each column
+        heat.divisorStride = exner.stride;
+        addColumnTerms(
+            ctx.backend, s.columns,
+            {heat, ctx.budget.term(WaterBudget, m_moisture, ctx.dt), m_sensible.adding(m_heat, constants::cp, ctx.dt),
+             m_latent.adding(m_moisture, moist::latentHeat, ctx.dt), m_evaporation.adding(m_moisture, 1.0, ctx.dt)});
         for (auto* m : {&m_sensible, &m_latent, &m_evaporation})
             m->tick(ctx.dt);
     }

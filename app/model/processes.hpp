@@ -15,6 +15,7 @@
 
 #include "app/config.hpp"
 #include "app/io/restart.hpp"
+#include "app/model/column_sums.hpp"
 #include "app/model/implicit_diffusion.hpp"
 #include "app/model/kernels.hpp"
 #include "app/model/state.hpp"
@@ -43,25 +44,25 @@ enum Budget : int { HeatBudget = 0, WaterBudget = 1, TracerBudget = 2 };
 inline constexpr int budgetCount = 3;
 inline constexpr char const* budgetNames[budgetCount] = {"heat", "water", "tracer"};
 
-// Per-column budget terms of one step, reported by the processes (host memory): `change` is what they say entered or
-// was added, `gross` the sum of the magnitudes of those terms (what crossed, whatever its sign).
+// Per-column budget terms of one step, reported by the processes, in the backend's memory (budgetCount x columns
+// each): `change` is what they say entered or was added, `gross` the sum of the magnitudes of those terms (what
+// crossed, whatever its sign). A process adds its terms with addColumnTerms (app/model/column_sums.hpp), in a kernel;
+// the ledger folds them into its sums after the step and zeroes them (app/model/budgets.hpp). Nothing is copied.
 struct BudgetTerms {
-    std::array<std::vector<double>, budgetCount> change, gross;
-    explicit BudgetTerms(uint32_t columns = 0) {
-        for (int b = 0; b < budgetCount; ++b) {
-            change[b].assign(columns, 0.0);
-            gross[b].assign(columns, 0.0);
-        }
+    uint32_t columns;
+    core::Buffer<double> change, gross;
+    BudgetTerms(uint32_t columns, core::MemSpace space)
+        : columns(columns), change(budgetCount * std::size_t{columns}, space, 0.0),
+          gross(budgetCount * std::size_t{columns}, space, 0.0) {}
+    // `t` as a term of budget b: its amount into `change`, its magnitude into `gross`.
+    ColumnTerm term(Budget b, ColumnTerm t) {
+        t.sum = change.device() + std::size_t{columns} * b;
+        t.gross = gross.device() + std::size_t{columns} * b;
+        return t;
     }
-    void add(Budget b, uint32_t column, double amount) {
-        change[b][column] += amount;
-        gross[b][column] += std::fabs(amount);
-    }
-    void reset() {
-        for (int b = 0; b < budgetCount; ++b) {
-            std::fill(change[b].begin(), change[b].end(), 0.0);
-            std::fill(gross[b].begin(), gross[b].end(), 0.0);
-        }
+    // scale x perColumn[c] entered column c.
+    ColumnTerm term(Budget b, core::Buffer<double> const& perColumn, double scale) {
+        return term(b, columnTerm(perColumn, scale));
     }
 };
 
@@ -185,13 +186,6 @@ inline double lowestEigenvalue(std::vector<double> const& a, std::vector<double>
         (below(mid) >= 1 ? hi : lo) = mid;
     }
     return 0.5 * (lo + hi);
-}
-
-// The column integrals sum(expr dz) into `column` (host side readable); `scratch` gives the shape (columns, grid).
-template <class Backend, class E>
-void integrateColumns(Backend const& backend, CenterField& scratch, core::Buffer<double>& column, E const& expr) {
-    ops::columnIntegralOf(backend, scratch, expr, column); // scratch: only the shape (columns and grid)
-    column.toHost();
 }
 
 // t += scratch, after `scratch` was evaluated.
@@ -334,15 +328,11 @@ public:
                                    {m_heat.device(), m_moisture.device(), m_tracer.device()},
                                    {m_negHeat.device(), m_negMoisture.device(), m_negTracer.device()},
                                    {m_cfg.surfaceHeatFlux, m_cfg.surfaceMoistureFlux, m_cfg.surfaceTracerFlux}});
-        m_heat.toHost();
-        m_moisture.toHost();
-        m_tracer.toHost();
         // Whatever the mode, dt times the surface flux enters through the bottom face.
-        for (uint32_t c = 0; c < s.columns; ++c) {
-            ctx.budget.add(HeatBudget, c, ctx.dt * constants::cp * m_heat.host()[c]);
-            ctx.budget.add(WaterBudget, c, ctx.dt * m_moisture.host()[c]);
-            ctx.budget.add(TracerBudget, c, ctx.dt * m_tracer.host()[c]);
-        }
+        addColumnTerms(ctx.backend, s.columns,
+                       {ctx.budget.term(HeatBudget, m_heat, ctx.dt * constants::cp),
+                        ctx.budget.term(WaterBudget, m_moisture, ctx.dt),
+                        ctx.budget.term(TracerBudget, m_tracer, ctx.dt)});
     }
 
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double) override {
@@ -542,20 +532,22 @@ public:
                                    ops::accumulate(t.qr, tendency(ctx, div, flux, u.qr, 1.0)),
                                    ops::accumulate(t.tracer, tendency(ctx, div, flux, u.tracer, 1.0)));
             });
-            // The budget terms: the five lateral-inflow integrals in one launch and one copy, then per variable, in
-            // this order, the open column's boundary fluxes and its integral.
+            // The budget terms: the five lateral-inflow integrals in one launch, then per variable, in this order,
+            // the open column's boundary fluxes and its integral. A closed column adds all five in one kernel
+            // (`closed`), an open one a kernel per variable after evaluating its boundary fluxes.
             ops::columnIntegralsOf(ctx.backend, m_divRhoW, m_columns, (u.T / s.exner) * m_divRhoW, u.q * m_divRhoW,
                                    u.qc * m_divRhoW, u.qr * m_divRhoW, u.tracer * m_divRhoW);
-            m_columns.toHost();
+            AddColumnTerms closed;
             withScheme(m_cfg.scheme, [&](auto const& flux) {
-                addBudget(ctx, flux, u.T / s.exner, 0, HeatBudget, constants::cp, weight);
+                addBudget(ctx, closed, flux, u.T / s.exner, 0, HeatBudget, constants::cp, weight);
             });
             withScheme(m_cfg.positiveScheme, [&](auto const& flux) {
-                addBudget(ctx, flux, u.q, 1, WaterBudget, 1.0, weight);
-                addBudget(ctx, flux, u.qc, 2, WaterBudget, 1.0, weight);
-                addBudget(ctx, flux, u.qr, 3, WaterBudget, 1.0, weight);
-                addBudget(ctx, flux, u.tracer, 4, TracerBudget, 1.0, weight);
+                addBudget(ctx, closed, flux, u.q, 1, WaterBudget, 1.0, weight);
+                addBudget(ctx, closed, flux, u.qc, 2, WaterBudget, 1.0, weight);
+                addBudget(ctx, closed, flux, u.qr, 3, WaterBudget, 1.0, weight);
+                addBudget(ctx, closed, flux, u.tracer, 4, TracerBudget, 1.0, weight);
             });
+            addColumnTerms(ctx.backend, s.columns, closed);
         });
     }
 
@@ -620,21 +612,28 @@ private:
     }
 
     // Into the budget, weighted by the stage: scale * (the flux through the open column's ends, and the lateral
-    // inflow integral(psi d/dz(rho0 w) dz), integral `index` of m_columns).
+    // inflow integral(psi d/dz(rho0 w) dz), integral `index` of m_columns). A closed column's term joins `closed`
+    // (one kernel for all five variables, launched by the caller); an open column's two are added at once, since
+    // the next variable's boundary fluxes overwrite m_faceFlux.
     template <class Flux, class Psi>
-    void addBudget(StepContext<Backend>& ctx, Flux const& flux, Psi const& psi, uint32_t index, Budget budget,
-                   double scale, double weight) {
+    void addBudget(StepContext<Backend>& ctx, AddColumnTerms& closed, Flux const& flux, Psi const& psi, uint32_t index,
+                   Budget budget, double scale, double weight) {
         State& s = ctx.state;
-        if (open()) {
-            ops::evaluate(ctx.backend, m_faceFlux, flux(m_rhoW, psi), ctx.engine);
-            m_faceFlux.toHost();
-            uint32_t const top = m_faceFlux.levels() - 1;
-            for (uint32_t c = 0; c < s.columns; ++c)
-                ctx.budget.add(budget, c, weight * scale * (m_faceFlux.at(c, 0) - m_faceFlux.at(c, top)));
+        ColumnTerm lateral = ctx.budget.term(budget, m_columns, weight * scale);
+        lateral.offset = index * s.columns;
+        if (!open()) {
+            closed.add(lateral);
+            return;
         }
-        double const* const integral = m_columns.host().data() + std::size_t{index} * s.columns;
-        for (uint32_t c = 0; c < s.columns; ++c)
-            ctx.budget.add(budget, c, weight * scale * integral[c]);
+        ops::evaluate(ctx.backend, m_faceFlux, flux(m_rhoW, psi), ctx.engine);
+        auto const faces = std::as_const(m_faceFlux).view();
+        ColumnTerm ends; // the bottom face's flux less the top face's
+        ends.values = faces.data;
+        ends.stride = faces.stride;
+        ends.difference = true;
+        ends.minusOffset = faces.levels - 1;
+        ends.scale = weight * scale;
+        addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(budget, ends), lateral});
     }
 
     // The amplitude at time t: steady, or wMax sin(pi t / duration) until `duration`, then 0.
@@ -746,9 +745,8 @@ public:
                                 std::as_const(m_kt).view()});
         detail::accumulate(ctx.backend, t.T, s.scratch);
         // A heat source: its integral cp sum(rho0 dT/dt / exner0 dz), weighted by the stage, goes into the budget.
-        detail::integrateColumns(ctx.backend, m_heat, m_column, s.rho * s.scratch / s.exner);
-        for (uint32_t c = 0; c < s.columns; ++c)
-            ctx.budget.add(HeatBudget, c, weight * constants::cp * m_column.host()[c]);
+        ops::columnIntegralOf(ctx.backend, m_heat, s.rho * s.scratch / s.exner, m_column);
+        addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(HeatBudget, m_column, weight * constants::cp)});
     }
 
     // Relaxation and friction are linear decays at rates kT and kv (1/s): SSP-RK3 is stable for k dt within its

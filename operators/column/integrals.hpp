@@ -211,6 +211,17 @@ void columnIntegralOf(Backend const& backend, Field<T, Center> const& shape, X c
         detail::integralBodies<T, Backend>(out.device(), shape.columns(), grid, where, shape.grid().cells(), x));
 }
 
+// A column-to-value kernel of the caller's own, in one launch: `bodies` (integral_kernels.hpp's protocol: value(col,
+// k), the column's k-th input; finish(col, get), which consumes get(k) = value(col, k); operator()(col) that does both
+// from the column itself) each in turn for every column, tiled where the backend has many workers per block
+// (coalesced reads of `levels`-deep columns), else one worker per column. A column's bodies run on one worker, in
+// order, so a later body may read what an earlier one wrote for that column.
+template <class T, class Backend, class... Bodies>
+void columnKernel(Backend const& backend, uint32_t columns, uint32_t levels, Bodies const&... bodies) {
+    static_assert(sizeof...(Bodies) >= 1, "columnKernel: give at least one body");
+    detail::launchTiledColumns<T>(backend, columns, levels, detail::chainBodies(bodies...));
+}
+
 // out[col] = sum over k of f[k] dz[k].
 template <class Backend, class T>
 void columnIntegral(Backend const& backend, Field<T, Center> const& f, core::Buffer<T>& out) {

@@ -115,6 +115,31 @@ TEST_CASE("the step profile accounts for every kernel launch, and every process 
     WARN("default case: " << made / steps << " kernel launches per step");
 }
 
+TEST_CASE("a step of the default case copies nothing between host and device; the state check copies once",
+          "[model][profile]") {
+    // On a GPU every copy is a synchronous wait. The budget terms, the ledger's sums and the surface means stay in
+    // the backend's memory (app/model/column_sums.hpp); the host reads them only for output and restarts. The copies
+    // are counted on the CPU backends as a GPU run would make them (core::transferCounter).
+    auto const config = app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/default.yaml", {});
+    auto const horizontal = app::makeHorizontal(config.horizontal);
+    auto const decomposition = app::Decomposition::balanced(horizontal.columns(), 0, 1);
+    app::Model<core::Serial> model(config, core::Serial{}, comm(), horizontal, decomposition);
+    model.step();
+    model.resetProfile();
+    uint64_t const before = core::transferCounter().load();
+    int const steps = 3;
+    for (int i = 0; i < steps; ++i)
+        model.step();
+    REQUIRE(core::transferCounter().load() == before);
+    for (auto const& part : model.profile()) {
+        INFO(part.name);
+        REQUIRE(part.transfers == 0);
+    }
+    uint64_t const check = core::transferCounter().load();
+    REQUIRE_FALSE(model.checkState().has_value());
+    REQUIRE(core::transferCounter().load() - check == 1);
+}
+
 TEST_CASE("a run that goes wrong stops with the variable, place and step, and writes that state", "[model][state]") {
     // A surface heat flux of 1e30 K m/s heats the lowest level to ~1e30 K in one step.
     try {

@@ -103,6 +103,7 @@ public:
     void addTendencies(app::StepContext<Serial>& ctx, app::Prognostics const&, app::Prognostics& t,
                        double weight) override {
         auto& s = ctx.state;
+        core::Buffer<double> heats(s.columns, s.space), waters(s.columns, s.space), tracers(s.columns, s.space);
         for (uint32_t c = 0; c < s.columns; ++c) {
             double heat = 0, water = 0, tracer = 0; // what the source adds to each column in this stage
             for (uint32_t k = 0; k < t.T.levels(); ++k) {
@@ -114,12 +115,17 @@ public:
                 water += mass * 1e-3 * m_heating;
                 tracer += mass * 1e-2 * m_heating;
             }
-            if (m_report) {
-                ctx.budget.add(app::HeatBudget, c, weight * heat);
-                ctx.budget.add(app::WaterBudget, c, weight * water);
-                ctx.budget.add(app::TracerBudget, c, weight * tracer);
-            }
+            heats.host()[c] = heat;
+            waters.host()[c] = water;
+            tracers.host()[c] = tracer;
         }
+        for (auto* b : {&heats, &waters, &tracers})
+            b->toDevice();
+        if (m_report)
+            app::addColumnTerms(ctx.backend, s.columns,
+                                {ctx.budget.term(app::HeatBudget, heats, weight),
+                                 ctx.budget.term(app::WaterBudget, waters, weight),
+                                 ctx.budget.term(app::TracerBudget, tracers, weight)});
     }
 
 private:
@@ -334,7 +340,7 @@ TEST_CASE("Held-Suarez tendency equals -kT (T - Teq) with Teq and kT computed by
     app::Prognostics t(s.grid, s.columns, s.space);
     for (auto* f : {&t.T, &t.q, &t.tracer})
         setField(*f, [](uint32_t, uint32_t) { return 0.0; });
-    app::BudgetTerms budget(s.columns);
+    app::BudgetTerms budget(s.columns, s.space);
     app::StepContext<Serial> ctx{Serial{}, ops::Engine::Direct, 600.0, s, budget};
     hs->addTendencies(ctx, s.now, t, 0.0);
     s.p.toHost();

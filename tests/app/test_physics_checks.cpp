@@ -14,11 +14,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
-#include <limits>
+#include <cstring>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <sstream>
@@ -703,4 +705,147 @@ TEST_CASE("the state check finds a NaN, an Inf and out-of-range values, with col
         set(*p.field, 5, 7, old);
         REQUIRE_FALSE(k.model->checkState().has_value());
     }
+}
+
+// The state check's kernel (Model::checkState): RangeCheck bodies, one per variable, in one ops::columnKernel. On
+// Threads the kernel stages tiles of 256 / levels neighbouring columns in shared memory; on Serial one worker walks a
+// column. The expected answer is built here from where the bad values were put: each column's first variable (in the
+// bodies' order) with a value out of [0, 2], NaN or Inf at any level; +inf for a clean column. The bad values sit at
+// the first and the last level, in the first column of a tile, in the partial last tile (300 columns of 30 levels:
+// tiles of 8, the last one of 4), and in columns with two bad variables.
+TEST_CASE("the state check's kernel finds each column's first variable out of range, in tiles and not",
+          "[physics][state]") {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    for (uint32_t const levels : {30u, 300u}) {
+        auto const grid = std::make_shared<ops::Grid const>(ops::Grid::uniform(levels, 12000.0, 0.0));
+        uint32_t const cols = 300;
+        std::vector<CenterField> fields;
+        for (int i = 0; i < 3; ++i)
+            fields.emplace_back(grid, cols, core::MemSpace::Host);
+        for (auto& f : fields)
+            for (uint32_t c = 0; c < cols; ++c)
+                for (uint32_t k = 0; k < levels; ++k)
+                    f.at(c, k) = 1.0 + 0.5 * std::sin(0.1 * c + 0.2 * k); // inside [0, 2]
+        struct Bad {
+            int variable;
+            uint32_t column, level;
+            double value;
+        };
+        std::vector<Bad> const bad = {{2, 3, levels - 1, 2.5}, {0, 8, 0, std::nan("")}, {2, 9, 4, -1.0},
+                                      {1, 9, levels - 1, 5.0}, {1, 150, 3, -1e-9},      {0, 299, 17, inf},
+                                      {2, 299, 0, 3.0},        {1, 7, 12, -inf}};
+        std::vector<double> want(cols, inf);
+        for (auto const& b : bad) {
+            fields[b.variable].at(b.column, b.level) = b.value;
+            want[b.column] = std::min(want[b.column], static_cast<double>(b.variable));
+        }
+        for (auto& f : fields)
+            f.toDevice();
+        auto check = [&](auto const& backend, char const* name) {
+            INFO(name << ", " << levels << " levels");
+            core::Buffer<double> first(cols, core::MemSpace::Host, -7.0);
+            auto body = [&](int i) {
+                return app::RangeCheck{
+                    std::as_const(fields[i]).view(), 0.0, 2.0, static_cast<double>(i), first.device(), i == 0};
+            };
+            ops::columnKernel<double>(backend, cols, levels, body(0), body(1), body(2));
+            first.toHost();
+            for (uint32_t c = 0; c < cols; ++c) {
+                INFO("column " << c);
+                REQUIRE(first.host()[c] == want[c]);
+            }
+        };
+        check(core::Serial{}, "Serial");
+        check(core::Threads{7, true}, "Threads, 7 workers");
+        check(core::Threads{32, true}, "Threads, 32 workers");
+    }
+}
+
+TEST_CASE("the state check reports the first variable in order, in its lowest column", "[physics][state]") {
+    Case k("default", {});
+    auto& s = k.state();
+    auto put = [](CenterField& f, uint32_t c, uint32_t z, double x) {
+        f.toHost();
+        f.at(c, z) = x;
+        f.toDevice();
+    };
+    put(s.now.q, 3, 2, -1.0);    // a later variable in a lower column
+    put(s.now.u, 9, 4, 500.0);   // the first variable in order with a bad value ...
+    put(s.now.u, 6, 11, -450.0); // ... whose lowest bad column is this one
+    put(s.now.v, 1, 0, std::nan(""));
+    auto const v = k.model->checkState();
+    REQUIRE(v.has_value());
+    CHECK(v->variable == "u");
+    CHECK(v->column == 6);
+    CHECK(v->level == 11);
+    CHECK(v->value == -450.0);
+}
+
+// A batch of ColumnTerms in one kernel, against the processes' host formulas of before (dt cp h / exner0; rain / dt
+// over dt; the open column's end fluxes; -rain), for the sums and for the gross magnitudes, bit for bit. On Serial and
+// on Threads (one kernel over the columns either way).
+TEST_CASE("column terms add the amounts the host formulas give, bit for bit", "[physics][budget]") {
+    auto const grid = std::make_shared<ops::Grid const>(ops::Grid::uniform(10, 12000.0, 0.0));
+    uint32_t const cols = 37;
+    double const dt = 600.0, cp = app::constants::cp;
+    auto check = [&](auto const& backend, char const* name) {
+        INFO(name);
+        core::Buffer<double> h(cols, core::MemSpace::Host), rain(cols, core::MemSpace::Host);
+        CenterField exner(grid, cols, core::MemSpace::Host);
+        FaceField flux(grid, cols, core::MemSpace::Host);
+        std::vector<double> hv(cols), rv(cols), ex0(cols), bottom(cols), top(cols); // the host's own copies
+        for (uint32_t c = 0; c < cols; ++c) {
+            h.host()[c] = hv[c] = std::sin(1.3 * c) * 40.0;
+            rain.host()[c] = rv[c] = 1e-4 * (c % 5) + 1e-7 * c;
+            for (uint32_t z = 0; z < 10; ++z)
+                exner.at(c, z) = 1.0 - 0.03 * z - 1e-3 * c;
+            for (uint32_t z = 0; z <= 10; ++z)
+                flux.at(c, z) = std::cos(0.7 * c + z);
+            ex0[c] = exner.at(c, 0);
+            bottom[c] = flux.at(c, 0);
+            top[c] = flux.at(c, 10);
+        }
+        for (auto* b : {&h, &rain})
+            b->toDevice();
+        exner.toDevice();
+        flux.toDevice();
+        core::Buffer<double> sum(2 * cols, core::MemSpace::Host, 0.25), gross(2 * cols, core::MemSpace::Host, 0.5),
+            mean(cols, core::MemSpace::Host, 0.125);
+        auto into = [&](app::ColumnTerm t, uint32_t slot) {
+            t.sum = sum.device() + slot * cols;
+            t.gross = gross.device() + slot * cols;
+            return t;
+        };
+        app::ColumnTerm heat = app::columnTerm(h, dt * cp);
+        heat.divisorField = std::as_const(exner).view().data;
+        heat.divisorStride = std::as_const(exner).view().stride;
+        app::ColumnTerm ends;
+        ends.values = std::as_const(flux).view().data;
+        ends.stride = std::as_const(flux).view().stride;
+        ends.difference = true;
+        ends.minusOffset = 10;
+        ends.scale = 0.5 * cp;
+        app::ColumnTerm precipitation = app::columnTerm(rain);
+        precipitation.sum = mean.device();
+        precipitation.divisor = dt;
+        precipitation.factor = dt;
+        app::addColumnTerms(backend, cols,
+                            {into(heat, 0), into(ends, 0), into(app::columnTerm(rain, -1.0), 1), precipitation});
+        for (auto* b : {&sum, &gross, &mean})
+            b->toHost();
+        for (uint32_t c = 0; c < cols; ++c) {
+            INFO("column " << c);
+            double const a0 = dt * cp * hv[c] / ex0[c], a1 = 0.5 * cp * (bottom[c] - top[c]);
+            double const s0 = (0.25 + a0) + a1, g0 = (0.5 + std::fabs(a0)) + std::fabs(a1);
+            double const s1 = 0.25 + -rv[c], g1 = 0.5 + std::fabs(-rv[c]);
+            double const m = 0.125 + rv[c] / dt * dt;
+            REQUIRE(std::memcmp(&sum.host()[c], &s0, sizeof(double)) == 0);
+            REQUIRE(std::memcmp(&gross.host()[c], &g0, sizeof(double)) == 0);
+            REQUIRE(std::memcmp(&sum.host()[cols + c], &s1, sizeof(double)) == 0);
+            REQUIRE(std::memcmp(&gross.host()[cols + c], &g1, sizeof(double)) == 0);
+            REQUIRE(std::memcmp(&mean.host()[c], &m, sizeof(double)) == 0);
+        }
+    };
+    check(core::Serial{}, "Serial");
+    check(core::Threads{7, true}, "Threads, 7 workers");
 }

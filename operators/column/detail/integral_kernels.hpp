@@ -134,6 +134,13 @@ struct BodyChain {
     }
 };
 
+// BodyChain<B0, BodyChain<B1, ... NoBody>> of the bodies given.
+inline NoBody chainBodies() { return {}; }
+template <class First, class... Rest>
+auto chainBodies(First const& first, Rest const&... rest) {
+    return BodyChain<First, decltype(chainBodies(rest...))>{first, chainBodies(rest...)};
+}
+
 // Column-to-value kernels (definite integrals, sums, min, max) in tiles, for backends with many workers per block
 // (Cuda; the checking Threads backend runs the same code on the CPU). With one worker per column, neighbouring GPU
 // threads read addresses a column apart on level-contiguous storage, so each warp load touches a sector per thread.
