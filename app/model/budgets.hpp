@@ -25,8 +25,9 @@
 
 namespace strata::app {
 
-// The ledger's running sums after a step (one kernel over the columns, every budget): expected += change,
-// gross += gross of the step, moved += moved of the step; the step's terms are zeroed for the next step.
+// The ledger's running sums after a step, for column c and every budget: expected += change, gross += gross of the
+// step, moved += moved of the step; the step's terms are zeroed for the next step. Run in the launch that integrates
+// the step's "moved" (ops::columnIntegralsOfThen, Model::step), after the column's integrals are written.
 struct LedgerStep {
     double* expected[budgetCount];
     double* gross[budgetCount];
@@ -35,7 +36,7 @@ struct LedgerStep {
     double* stepGross;       // budgetCount x columns (BudgetTerms)
     double const* stepMoved; // budgetCount x columns
     uint32_t columns;
-    STRATA_HD void operator()(uint32_t c, uint32_t) const {
+    STRATA_HD void operator()(uint32_t c) const {
         for (int b = 0; b < budgetCount; ++b) {
             std::size_t const i = std::size_t{columns} * b + c;
             expected[b][c] += stepChange[i];
@@ -58,10 +59,9 @@ public:
         }
     }
 
-    // After a step: the processes' terms of that step and what moved inside each column (budgetCount x columns, both
-    // in the backend's memory) into the running sums, in one kernel; the terms are zeroed for the next step.
-    template <class Backend>
-    void addStep(Backend const& backend, BudgetTerms& terms, core::Buffer<double> const& moved) {
+    // What adds a step to the ledger: the processes' terms of that step and what moved inside each column
+    // (budgetCount x columns, both in the backend's memory) into the running sums; the terms zeroed for the next step.
+    LedgerStep afterStep(BudgetTerms& terms, core::Buffer<double> const& moved) {
         LedgerStep k{};
         for (int b = 0; b < budgetCount; ++b) {
             k.expected[b] = m_expected[b].device();
@@ -72,7 +72,7 @@ public:
         k.stepGross = terms.gross.device();
         k.stepMoved = moved.device();
         k.columns = m_columns;
-        ops::forEachPoint(backend, m_columns, 1, k);
+        return k;
     }
 
     // The running sums to the host: before asking for residuals.

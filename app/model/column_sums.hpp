@@ -56,8 +56,9 @@ inline ColumnTerm columnTerm(core::Buffer<double> const& buf, double scale = 1.0
     return t;
 }
 
-// A batch of terms added in one kernel over the columns, in the order given (the order matters only for terms that
-// add to the same sum, and it is the order the processes report in).
+// A batch of terms added over the columns, in the order given (the order matters only for terms that add to the same
+// sum, and it is the order the processes report in): in a kernel of its own (addColumnTerms), or in the launch of the
+// integrals it adds (ops::columnIntegralsOfThen, which runs it for each column after writing its integrals).
 struct AddColumnTerms {
     static constexpr int capacity = 8;
     ColumnTerm terms[capacity];
@@ -66,25 +67,29 @@ struct AddColumnTerms {
         if (count == capacity) throw std::logic_error("AddColumnTerms: more than 8 terms in one batch");
         terms[count++] = t;
     }
-    STRATA_HD void operator()(uint32_t c, uint32_t) const {
+    STRATA_HD void operator()(uint32_t c) const {
         for (int i = 0; i < count; ++i) {
             double const a = terms[i].amount(c);
             terms[i].sum[c] += a;
             if (terms[i].gross != nullptr) terms[i].gross[c] += std::fabs(a);
         }
     }
+    STRATA_HD void operator()(uint32_t c, uint32_t) const { (*this)(c); }
 };
 
 template <class Backend>
 void addColumnTerms(Backend const& backend, uint32_t columns, AddColumnTerms const& batch) {
     if (batch.count > 0) ops::forEachPoint(backend, columns, 1, batch);
 }
-template <class Backend>
-void addColumnTerms(Backend const& backend, uint32_t columns, std::initializer_list<ColumnTerm> terms) {
+inline AddColumnTerms columnTerms(std::initializer_list<ColumnTerm> terms) {
     AddColumnTerms batch;
     for (auto const& t : terms)
         batch.add(t);
-    addColumnTerms(backend, columns, batch);
+    return batch;
+}
+template <class Backend>
+void addColumnTerms(Backend const& backend, uint32_t columns, std::initializer_list<ColumnTerm> terms) {
+    addColumnTerms(backend, columns, columnTerms(terms));
 }
 
 // A per-column sum of rate x dt since the last output, and the seconds it covers: the mean of a surface flux over

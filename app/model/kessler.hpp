@@ -107,8 +107,9 @@ public:
         forEachPoint(ctx.backend, s.columns, u.T.levels(),
                      KesslerKernel{u.T.view(), u.q.view(), u.qc.view(), u.qr.view(), m_net.view(),
                                    std::as_const(s.p).view(), std::as_const(s.rho).view(), ctx.dt});
-        ops::columnIntegralOf(ctx.backend, m_weighted, s.rho * m_net / s.exner, m_column);
-        addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(HeatBudget, m_column, moist::latentHeat)});
+        ops::columnIntegralsOfThen(ctx.backend, m_weighted, m_column,
+                                   columnTerms({ctx.budget.term(HeatBudget, m_column, moist::latentHeat)}),
+                                   s.rho * m_net / s.exner);
     }
 
     StepCost stepCost() const override {

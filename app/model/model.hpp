@@ -239,7 +239,7 @@ public:
         for (std::size_t p = 0; p < m_processes.size(); ++p)
             timed(p, [&] { m_processes[p]->implicitStep(ctx, u); });
 
-        m_ledger.addStep(m_backend, m_budget, moved()); // and the step's terms zeroed for the next step
+        addToLedger();
         m_time += dt;
         ++m_steps;
         // The step's own work: the whole step less what its processes took.
@@ -452,19 +452,19 @@ private:
         std::copy(m_column.host().begin(), m_column.host().end(), content.begin());
     }
 
-    // What changed place inside each column during the step: sum(rho0 |psi(n+1) - psi(n)| dz), per budget, into
-    // m_moved (budgetCount x columns, in the backend's memory), in one launch.
-    core::Buffer<double> const& moved() {
+    // What changed place inside each column during the step, sum(rho0 |psi(n+1) - psi(n)| dz) per budget, into
+    // m_moved (budgetCount x columns, in the backend's memory), and in the same launch the ledger's sums of the step
+    // (and the step's budget terms zeroed for the next step).
+    void addToLedger() {
         State& s = m_state;
         auto const& u = s.now;
         auto const& u0 = s.start;
         static_assert(HeatBudget == 0 && WaterBudget == 1 && TracerBudget == 2, "m_moved's order is the budgets'");
-        ops::columnIntegralsOf(m_backend, m_weighted, m_moved,
-                               s.rho * (map(AbsDifference{}, u.T, u0.T) / s.exner) * constants::cp,
-                               s.rho * ((map(AbsDifference{}, u.q, u0.q) + map(AbsDifference{}, u.qc, u0.qc)) +
-                                        map(AbsDifference{}, u.qr, u0.qr)),
-                               s.rho * map(AbsDifference{}, u.tracer, u0.tracer));
-        return m_moved;
+        ops::columnIntegralsOfThen(m_backend, m_weighted, m_moved, m_ledger.afterStep(m_budget, m_moved),
+                                   s.rho * (map(AbsDifference{}, u.T, u0.T) / s.exner) * constants::cp,
+                                   s.rho * ((map(AbsDifference{}, u.q, u0.q) + map(AbsDifference{}, u.qc, u0.qc)) +
+                                            map(AbsDifference{}, u.qr, u0.qr)),
+                                   s.rho * map(AbsDifference{}, u.tracer, u0.tracer));
     }
 
     void copy(Prognostics& dst, Prognostics const& src) {

@@ -32,8 +32,8 @@ template <class Backend>
 class LargeScaleCondensation : public Process<Backend> {
 public:
     explicit LargeScaleCondensation(State& s)
-        : m_condensed(s.grid, s.columns, s.space), m_weighted(s.grid, s.columns, s.space), m_column(s.columns, s.space),
-          m_precipitation(s.columns, s.space) {}
+        : m_condensed(s.grid, s.columns, s.space), m_weighted(s.grid, s.columns, s.space),
+          m_columns(2 * s.columns, s.space), m_precipitation(s.columns, s.space) {}
 
     std::string name() const override { return "large_scale_condensation"; }
     std::vector<FieldDecl> fields() const override {
@@ -47,15 +47,16 @@ public:
         State& s = ctx.state;
         forEachPoint(ctx.backend, s.columns, u.T.levels(),
                      CondensationKernel{u.T.view(), u.q.view(), m_condensed.view(), std::as_const(s.p).view()});
-        // What fell out: sum(rho0 dq dz) of water leaves the column; L sum(rho0 dq / exner0 dz) of heat is released.
-        // The rain leaves the water budget (-rain) and enters the precipitation mean as the rate rain / dt over dt.
-        ops::columnIntegralOf(ctx.backend, m_weighted, s.rho * m_condensed, m_column);
-        addColumnTerms(
-            ctx.backend, s.columns,
-            {ctx.budget.term(WaterBudget, m_column, -1.0), m_precipitation.adding(m_column, 1.0, ctx.dt, ctx.dt)});
+        // What fell out: the rain sum(rho0 dq dz) leaves the water budget (-rain) and enters the precipitation mean
+        // as the rate rain / dt over dt; the heat L sum(rho0 dq / exner0 dz) is released. Both integrals and their
+        // terms in one launch.
+        ColumnTerm heat = ctx.budget.term(HeatBudget, m_columns, moist::latentHeat);
+        heat.offset = s.columns; // the second integral
+        ops::columnIntegralsOfThen(ctx.backend, m_weighted, m_columns,
+                                   columnTerms({ctx.budget.term(WaterBudget, m_columns, -1.0),
+                                                m_precipitation.adding(m_columns, 1.0, ctx.dt, ctx.dt), heat}),
+                                   s.rho * m_condensed, s.rho * m_condensed / s.exner);
         m_precipitation.tick(ctx.dt);
-        ops::columnIntegralOf(ctx.backend, m_weighted, s.rho * m_condensed / s.exner, m_column);
-        addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(HeatBudget, m_column, moist::latentHeat)});
     }
 
     StepCost stepCost() const override {
@@ -72,8 +73,8 @@ public:
 
 private:
     CenterField m_condensed, m_weighted;
-    core::Buffer<double> m_column;
-    ColumnMean m_precipitation; // kg m-2 s-1
+    core::Buffer<double> m_columns; // the rain and the heat integrals
+    ColumnMean m_precipitation;     // kg m-2 s-1
 
 public:
     void restartEntries(std::vector<RestartEntry>& entries) override {

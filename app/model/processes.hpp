@@ -532,22 +532,29 @@ public:
                                    ops::accumulate(t.qr, tendency(ctx, div, flux, u.qr, 1.0)),
                                    ops::accumulate(t.tracer, tendency(ctx, div, flux, u.tracer, 1.0)));
             });
-            // The budget terms: the five lateral-inflow integrals in one launch, then per variable, in this order,
-            // the open column's boundary fluxes and its integral. A closed column adds all five in one kernel
-            // (`closed`), an open one a kernel per variable after evaluating its boundary fluxes.
-            ops::columnIntegralsOf(ctx.backend, m_divRhoW, m_columns, (u.T / s.exner) * m_divRhoW, u.q * m_divRhoW,
-                                   u.qc * m_divRhoW, u.qr * m_divRhoW, u.tracer * m_divRhoW);
+            // The budget terms, weighted by the stage, per variable in this order: an open column's boundary
+            // fluxes, then the lateral inflow integral(psi d/dz(rho0 w) dz) (the five integrals in one launch). A
+            // closed column's terms are added in that launch; an open column's in a kernel per variable, after its
+            // boundary fluxes are evaluated (into m_faceFlux, which the next variable overwrites).
+            Budget const budgets[5] = {HeatBudget, WaterBudget, WaterBudget, WaterBudget, TracerBudget};
+            double const scales[5] = {constants::cp, 1.0, 1.0, 1.0, 1.0};
+            ColumnTerm lateral[5];
             AddColumnTerms closed;
-            withScheme(m_cfg.scheme, [&](auto const& flux) {
-                addBudget(ctx, closed, flux, u.T / s.exner, 0, HeatBudget, constants::cp, weight);
-            });
+            for (uint32_t i = 0; i < 5; ++i) {
+                lateral[i] = ctx.budget.term(budgets[i], m_columns, weight * scales[i]);
+                lateral[i].offset = i * s.columns;
+                if (!open()) closed.add(lateral[i]);
+            }
+            ops::columnIntegralsOfThen(ctx.backend, m_divRhoW, m_columns, closed, (u.T / s.exner) * m_divRhoW,
+                                       u.q * m_divRhoW, u.qc * m_divRhoW, u.qr * m_divRhoW, u.tracer * m_divRhoW);
+            if (!open()) return;
+            withScheme(m_cfg.scheme, [&](auto const& flux) { addThroughEnds(ctx, flux, u.T / s.exner, lateral[0]); });
             withScheme(m_cfg.positiveScheme, [&](auto const& flux) {
-                addBudget(ctx, closed, flux, u.q, 1, WaterBudget, 1.0, weight);
-                addBudget(ctx, closed, flux, u.qc, 2, WaterBudget, 1.0, weight);
-                addBudget(ctx, closed, flux, u.qr, 3, WaterBudget, 1.0, weight);
-                addBudget(ctx, closed, flux, u.tracer, 4, TracerBudget, 1.0, weight);
+                addThroughEnds(ctx, flux, u.q, lateral[1]);
+                addThroughEnds(ctx, flux, u.qc, lateral[2]);
+                addThroughEnds(ctx, flux, u.qr, lateral[3]);
+                addThroughEnds(ctx, flux, u.tracer, lateral[4]);
             });
-            addColumnTerms(ctx.backend, s.columns, closed);
         });
     }
 
@@ -611,29 +618,19 @@ private:
         return -(factor * ((div(flux(m_rhoW, psi)) - psi * m_divRhoW) / ctx.state.rho));
     }
 
-    // Into the budget, weighted by the stage: scale * (the flux through the open column's ends, and the lateral
-    // inflow integral(psi d/dz(rho0 w) dz), integral `index` of m_columns). A closed column's term joins `closed`
-    // (one kernel for all five variables, launched by the caller); an open column's two are added at once, since
-    // the next variable's boundary fluxes overwrite m_faceFlux.
+    // An open column's budget terms of one variable, in one kernel: the flux through its ends (bottom less top),
+    // then its lateral inflow (`lateral`, whose budget and weight it shares).
     template <class Flux, class Psi>
-    void addBudget(StepContext<Backend>& ctx, AddColumnTerms& closed, Flux const& flux, Psi const& psi, uint32_t index,
-                   Budget budget, double scale, double weight) {
-        State& s = ctx.state;
-        ColumnTerm lateral = ctx.budget.term(budget, m_columns, weight * scale);
-        lateral.offset = index * s.columns;
-        if (!open()) {
-            closed.add(lateral);
-            return;
-        }
+    void addThroughEnds(StepContext<Backend>& ctx, Flux const& flux, Psi const& psi, ColumnTerm const& lateral) {
         ops::evaluate(ctx.backend, m_faceFlux, flux(m_rhoW, psi), ctx.engine);
         auto const faces = std::as_const(m_faceFlux).view();
-        ColumnTerm ends; // the bottom face's flux less the top face's
+        ColumnTerm ends = lateral;
         ends.values = faces.data;
         ends.stride = faces.stride;
+        ends.offset = 0;
         ends.difference = true;
         ends.minusOffset = faces.levels - 1;
-        ends.scale = weight * scale;
-        addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(budget, ends), lateral});
+        addColumnTerms(ctx.backend, ctx.state.columns, {ends, lateral});
     }
 
     // The amplitude at time t: steady, or wMax sin(pi t / duration) until `duration`, then 0.
@@ -745,8 +742,9 @@ public:
                                 std::as_const(m_kt).view()});
         detail::accumulate(ctx.backend, t.T, s.scratch);
         // A heat source: its integral cp sum(rho0 dT/dt / exner0 dz), weighted by the stage, goes into the budget.
-        ops::columnIntegralOf(ctx.backend, m_heat, s.rho * s.scratch / s.exner, m_column);
-        addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(HeatBudget, m_column, weight * constants::cp)});
+        ops::columnIntegralsOfThen(ctx.backend, m_heat, m_column,
+                                   columnTerms({ctx.budget.term(HeatBudget, m_column, weight * constants::cp)}),
+                                   s.rho * s.scratch / s.exner);
     }
 
     // Relaxation and friction are linear decays at rates kT and kv (1/s): SSP-RK3 is stable for k dt within its

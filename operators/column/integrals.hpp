@@ -157,21 +157,43 @@ namespace detail {
 // The ExprIntegralBody of each expression, chained (BodyChain, integral_kernels.hpp): in one column walk each integral
 // in turn, its own sum in its own order, while the leaves they share are still in cache. Checks every expression's
 // stagger and operands.
-template <class T, class Backend>
-NoBody integralBodies(T*, uint32_t, GridView const&, char const*, uint32_t) {
-    return {};
+// `Tail` ends the chain: NoBody, or BodyChain<ThenBody<F>, NoBody> (columnIntegralsOfThen).
+template <class T, class Backend, class Tail>
+Tail integralBodies(Tail const& tail, T*, uint32_t, GridView const&, char const*, uint32_t) {
+    return tail;
 }
-template <class T, class Backend, class X, class... Xs>
-auto integralBodies(T* out, uint32_t columns, GridView const& grid, char const* where, uint32_t cells, X const& x,
-                    Xs const&... xs) {
+template <class T, class Backend, class Tail, class X, class... Xs>
+auto integralBodies(Tail const& tail, T* out, uint32_t columns, GridView const& grid, char const* where, uint32_t cells,
+                    X const& x, Xs const&... xs) {
     auto const expr = asExpr(x);
     using E = std::remove_cvref_t<decltype(expr)>;
     static_assert(std::is_same_v<typename E::Stagger, Center> || std::is_same_v<typename E::Stagger, AnyStagger>,
                   "columnIntegralOf(s): every expression must be on cell centers (Center)");
     checkLeaves(expr, columns, cells, nullptr, where);
-    auto const rest = integralBodies<T, Backend>(out + columns, columns, grid, where, cells, xs...);
+    auto const rest = integralBodies<T, Backend>(tail, out + columns, columns, grid, where, cells, xs...);
     return BodyChain<ExprIntegralBody<T, E>, std::remove_cvref_t<decltype(rest)>>{
         ExprIntegralBody<T, E>{expr, grid, out}, rest};
+}
+} // namespace detail
+
+namespace detail {
+template <class Backend, class T, class Tail, class... X>
+void columnIntegralsWithTail(Backend const& backend, Field<T, Center> const& shape, core::Buffer<T>& out,
+                             Tail const& tail, X const&... xs) {
+    static_assert(std::is_floating_point_v<T>, "columnIntegralsOf: T must be a floating-point type");
+    static_assert(sizeof...(X) >= 1, "columnIntegralsOf: give at least one expression");
+    char const* where = "columnIntegralsOf";
+    uint32_t const columns = shape.columns();
+    std::size_t const need = sizeof...(X) * std::size_t{columns};
+    if (out.size() != need)
+        throw Error("out holds " + std::to_string(out.size()) + " values", where,
+                    std::to_string(sizeof...(X)) + " x " + std::to_string(columns) +
+                        " values: one per expression and column");
+    requireInBackendMemory<Backend>(where, "out", out);
+    auto const grid = shape.grid().view(Backend::memSpace);
+    launchTiledColumns<T>(
+        backend, columns, grid.n(),
+        integralBodies<T, Backend>(tail, out.device(), columns, grid, where, shape.grid().cells(), xs...));
 }
 } // namespace detail
 
@@ -182,20 +204,17 @@ auto integralBodies(T* out, uint32_t columns, GridView const& grid, char const* 
 // per expression; one copy when the host needs them).
 template <class Backend, class T, class... X>
 void columnIntegralsOf(Backend const& backend, Field<T, Center> const& shape, core::Buffer<T>& out, X const&... xs) {
-    static_assert(std::is_floating_point_v<T>, "columnIntegralsOf: T must be a floating-point type");
-    static_assert(sizeof...(X) >= 1, "columnIntegralsOf: give at least one expression");
-    char const* where = "columnIntegralsOf";
-    uint32_t const columns = shape.columns();
-    std::size_t const need = sizeof...(X) * std::size_t{columns};
-    if (out.size() != need)
-        throw Error("out holds " + std::to_string(out.size()) + " values", where,
-                    std::to_string(sizeof...(X)) + " x " + std::to_string(columns) +
-                        " values: one per expression and column");
-    detail::requireInBackendMemory<Backend>(where, "out", out);
-    auto const grid = shape.grid().view(Backend::memSpace);
-    detail::launchTiledColumns<T>(
-        backend, columns, grid.n(),
-        detail::integralBodies<T, Backend>(out.device(), columns, grid, where, shape.grid().cells(), xs...));
+    detail::columnIntegralsWithTail(backend, shape, out, detail::NoBody{}, xs...);
+}
+
+// columnIntegralsOf, then `then(col)` for every column in the same launch, on the worker that wrote the column's
+// integrals, after it wrote them: `then` may read out[i * columns + col] (e.g. to add the integrals into running sums
+// where they stay, with no second launch). A functor with STRATA_HD operator()(uint32_t col) const, for nvcc.
+template <class Backend, class T, class Then, class... X>
+void columnIntegralsOfThen(Backend const& backend, Field<T, Center> const& shape, core::Buffer<T>& out,
+                           Then const& then, X const&... xs) {
+    detail::columnIntegralsWithTail(backend, shape, out,
+                                    detail::BodyChain<detail::ThenBody<Then>, detail::NoBody>{{then}, {}}, xs...);
 }
 
 // out[col] = sum over k of expr[k] dz[k], expr a Center expression over fields of shape's columns and grid: the one-
@@ -206,9 +225,9 @@ void columnIntegralOf(Backend const& backend, Field<T, Center> const& shape, X c
     char const* where = "columnIntegralOf";
     detail::requirePerColumn<Backend>(where, "out", out, shape.columns());
     auto const grid = shape.grid().view(Backend::memSpace);
-    detail::launchTiledColumns<T>(
-        backend, shape.columns(), grid.n(),
-        detail::integralBodies<T, Backend>(out.device(), shape.columns(), grid, where, shape.grid().cells(), x));
+    detail::launchTiledColumns<T>(backend, shape.columns(), grid.n(),
+                                  detail::integralBodies<T, Backend>(detail::NoBody{}, out.device(), shape.columns(),
+                                                                     grid, where, shape.grid().cells(), x));
 }
 
 // A column-to-value kernel of the caller's own, in one launch: `bodies` (integral_kernels.hpp's protocol: value(col,

@@ -420,3 +420,47 @@ TEMPLATE_TEST_CASE("several integrals in one launch: each with the bits of its o
     Field<double, Center> other(uniformGrid(7), cols, host);
     REQUIRE_THROWS_AS(columnIntegralsOf(backend, other, all, e0, e1, e2), Error); // operands of another shape
 }
+
+namespace {
+// A `then` of columnIntegralsOfThen: reads the column's two integrals just written and folds them into a running
+// sum and a running count, as the model's budget ledger does.
+struct FoldTwo {
+    double const* integrals;
+    double* sum;
+    uint32_t columns;
+    STRATA_HD void operator()(uint32_t col) const { sum[col] += integrals[col] - integrals[columns + col]; }
+};
+} // namespace
+
+// columnIntegralsOfThen runs `then` for each column after its integrals are written, in the same launch: on the one-
+// worker backends right after the column's walk, on Threads (tiles of 256 / levels columns in shared memory, as on a
+// GPU) on the worker that wrote the column's integrals. The expected sums are the integrals of columnIntegralsOf,
+// folded on the host: a `then` that ran before the integrals were written, ran for another column or not at all
+// fails bit for bit. 30 levels (tiles of 8, 300 columns: a partial last tile) and 300 (one worker per column).
+TEST_CASE("integrals and a per-column step after them in one launch", "[column][integrals][bfb]") {
+    for (uint32_t const levels : {30u, 300u}) {
+        auto const grid = stretchedGrid(levels);
+        uint32_t const cols = 300;
+        IntegrandFields fields(grid, cols, [](uint32_t k, uint32_t c) { return std::sin(0.07 * k - 0.2 * c); });
+        auto const &a = fields.a, &b = fields.b;
+        core::Buffer<double> plain(2 * cols, host);
+        columnIntegralsOf(core::Serial{}, fields.shape, plain, a * b, a / b);
+        auto check = [&](auto const& backend, char const* name) {
+            INFO(name << ", " << levels << " levels");
+            core::Buffer<double> out(2 * cols, host), sum(cols, host, 0.0);
+            for (int pass = 0; pass < 2; ++pass)
+                columnIntegralsOfThen(backend, fields.shape, out, FoldTwo{out.device(), sum.device(), cols}, a * b,
+                                      a / b);
+            for (uint32_t c = 0; c < cols; ++c) {
+                INFO("column " << c);
+                double const once = plain.host()[c] - plain.host()[cols + c], want = (0.0 + once) + once;
+                REQUIRE(std::memcmp(&out.host()[c], &plain.host()[c], sizeof(double)) == 0);
+                REQUIRE(std::memcmp(&sum.host()[c], &want, sizeof(double)) == 0);
+            }
+        };
+        check(core::Serial{}, "Serial");
+        check(core::OpenMP{}, "OpenMP");
+        check(core::Threads{7, true}, "Threads, 7 workers");
+        check(core::Threads{32, true}, "Threads, 32 workers");
+    }
+}

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace strata::ops::detail {
 
@@ -134,6 +135,25 @@ struct BodyChain {
     }
 };
 
+// A body that stages nothing: f(col), after the column's earlier bodies of the chain finished it, on the same worker
+// (e.g. folding the integrals just written into running sums, in the same launch). TiledColumnsBody gives it no
+// staging pass, only its turn after a sync.
+template <class F>
+struct ThenBody {
+    static constexpr bool staged = false;
+    F f;
+    STRATA_HD void operator()(uint32_t col) const { f(col); }
+};
+template <class B>
+constexpr bool stagedBody() {
+    if constexpr (requires { B::staged; })
+        return B::staged;
+    else
+        return true;
+}
+template <class B>
+inline constexpr bool isStagedBody = stagedBody<B>();
+
 // BodyChain<B0, BodyChain<B1, ... NoBody>> of the bodies given.
 inline NoBody chainBodies() { return {}; }
 template <class First, class... Rest>
@@ -169,12 +189,18 @@ struct TiledColumnsBody {
         uint32_t const col0 = tile * tileColumns;
         uint32_t const ncols = columns - col0 < tileColumns ? columns - col0 : tileColumns;
         chain.each([&](auto const& body) {
-            ctx.syncInterdependent([&](uint32_t i) {
-                if (i < ncols * n) values[i] = body.value(col0 + i / n, i % n);
-            });
-            ctx.syncInterdependent([&](uint32_t c) {
-                if (c < ncols) body.finish(col0 + c, [&](uint32_t k) { return T(values[c * n + k]); });
-            });
+            if constexpr (isStagedBody<std::remove_cvref_t<decltype(body)>>) {
+                ctx.syncInterdependent([&](uint32_t i) {
+                    if (i < ncols * n) values[i] = body.value(col0 + i / n, i % n);
+                });
+                ctx.syncInterdependent([&](uint32_t c) {
+                    if (c < ncols) body.finish(col0 + c, [&](uint32_t k) { return T(values[c * n + k]); });
+                });
+            } else {
+                ctx.syncInterdependent([&](uint32_t c) {
+                    if (c < ncols) body(col0 + c);
+                });
+            }
         });
     }
 };
