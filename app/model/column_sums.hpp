@@ -92,6 +92,23 @@ void addColumnTerms(Backend const& backend, uint32_t columns, std::initializer_l
     addColumnTerms(backend, columns, columnTerms(terms));
 }
 
+// A per-column kernel (one worker per column: ops::forEachPoint over one level) and then a batch of terms of what
+// it just wrote for that column, in one launch: addColumnTerms(backend, columns, kernel, terms).
+template <class Kernel>
+struct KernelThenTerms {
+    Kernel kernel;
+    AddColumnTerms terms;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        kernel(c, k);
+        terms(c);
+    }
+};
+template <class Backend, class Kernel>
+void addColumnTerms(Backend const& backend, uint32_t columns, Kernel const& kernel,
+                    std::initializer_list<ColumnTerm> terms) {
+    ops::forEachPoint(backend, columns, 1, KernelThenTerms<Kernel>{kernel, columnTerms(terms)});
+}
+
 // A per-column sum of rate x dt since the last output, and the seconds it covers: the mean of a surface flux over
 // an output interval. The sum lives in the backend's memory (added to by addColumnTerms); the seconds on the host.
 struct ColumnMean {

@@ -144,28 +144,27 @@ public:
 
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
         State& s = ctx.state;
-        forEachPoint(ctx.backend, s.columns, 1,
-                     SurfaceFluxKernel{u.T.view(),
-                                       u.q.view(),
-                                       u.u.view(),
-                                       u.v.view(),
-                                       std::as_const(s.rho).view(),
-                                       std::as_const(s.rhoFace).view(),
-                                       std::as_const(s.pFace).view(),
-                                       m_sst.device(),
-                                       m_heat.device(),
-                                       m_moisture.device(),
-                                       s.grid->dzCenter()[0],
-                                       ctx.dt,
-                                       {m_cfg.ce, m_cfg.ch, m_cfg.gustiness}});
-        // Into the budgets dt cp h / exner0 (heat as theta: T / exner0) and dt e; into the surface means the fluxes
-        // cp h, L e and e over dt.
+        // The fluxes and, in the same launch, into the budgets dt cp h / exner0 (heat as theta: T / exner0) and
+        // dt e, into the surface means the fluxes cp h, L e and e over dt.
         auto const exner = std::as_const(s.exner).view();
         ColumnTerm heat = ctx.budget.term(HeatBudget, m_heat, ctx.dt * constants::cp);
         heat.divisorField = exner.data; // level 0 of each column
         heat.divisorStride = exner.stride;
         addColumnTerms(
             ctx.backend, s.columns,
+            SurfaceFluxKernel{u.T.view(),
+                              u.q.view(),
+                              u.u.view(),
+                              u.v.view(),
+                              std::as_const(s.rho).view(),
+                              std::as_const(s.rhoFace).view(),
+                              std::as_const(s.pFace).view(),
+                              m_sst.device(),
+                              m_heat.device(),
+                              m_moisture.device(),
+                              s.grid->dzCenter()[0],
+                              ctx.dt,
+                              {m_cfg.ce, m_cfg.ch, m_cfg.gustiness}},
             {heat, ctx.budget.term(WaterBudget, m_moisture, ctx.dt), m_sensible.adding(m_heat, constants::cp, ctx.dt),
              m_latent.adding(m_moisture, moist::latentHeat, ctx.dt), m_evaporation.adding(m_moisture, 1.0, ctx.dt)});
         for (auto* m : {&m_sensible, &m_latent, &m_evaporation})

@@ -323,13 +323,13 @@ public:
         State& s = ctx.state;
         setDiffusivity(ctx);
         ops::evaluate(ctx.backend, m_rhoK, s.rhoFace * m_K, ctx.engine);
-        forEachPoint(ctx.backend, s.columns, 1,
-                     SurfaceFluxes{std::as_const(s.rhoFace).view(),
-                                   {m_heat.device(), m_moisture.device(), m_tracer.device()},
-                                   {m_negHeat.device(), m_negMoisture.device(), m_negTracer.device()},
-                                   {m_cfg.surfaceHeatFlux, m_cfg.surfaceMoistureFlux, m_cfg.surfaceTracerFlux}});
-        // Whatever the mode, dt times the surface flux enters through the bottom face.
+        // The surface fluxes, and in the same launch their budget terms: whatever the mode, dt times the surface flux
+        // enters through the bottom face.
         addColumnTerms(ctx.backend, s.columns,
+                       SurfaceFluxes{std::as_const(s.rhoFace).view(),
+                                     {m_heat.device(), m_moisture.device(), m_tracer.device()},
+                                     {m_negHeat.device(), m_negMoisture.device(), m_negTracer.device()},
+                                     {m_cfg.surfaceHeatFlux, m_cfg.surfaceMoistureFlux, m_cfg.surfaceTracerFlux}},
                        {ctx.budget.term(HeatBudget, m_heat, ctx.dt * constants::cp),
                         ctx.budget.term(WaterBudget, m_moisture, ctx.dt),
                         ctx.budget.term(TracerBudget, m_tracer, ctx.dt)});
