@@ -69,9 +69,10 @@ struct AddColumnTerms {
     }
     STRATA_HD void operator()(uint32_t c) const {
         for (int i = 0; i < count; ++i) {
-            double const a = terms[i].amount(c);
-            terms[i].sum[c] += a;
-            if (terms[i].gross != nullptr) terms[i].gross[c] += std::fabs(a);
+            ColumnTerm const t = terms[i]; // a local copy: the stores below cannot alias it, so nothing is reloaded
+            double const a = t.amount(c);
+            t.sum[c] += a;
+            if (t.gross != nullptr) t.gross[c] += std::fabs(a);
         }
     }
     STRATA_HD void operator()(uint32_t c, uint32_t) const { (*this)(c); }
