@@ -138,6 +138,18 @@ TEST_CASE("a step of the default case copies nothing between host and device; th
     uint64_t const check = core::transferCounter().load();
     REQUIRE_FALSE(model.checkState().has_value());
     REQUIRE(core::transferCounter().load() - check == 1);
+
+    // Kessler's sedimentation copies one value per column each step: the host picks the number of sub-steps from the
+    // largest rain Courant number (a host decision; everything else of that case stays on the device).
+    auto const kessler = app::loadConfig(std::string(STRATA_SOURCE_DIR) + "/configs/kessler_column.yaml", {});
+    auto const kh = app::makeHorizontal(kessler.horizontal);
+    app::Model<core::Serial> column(kessler, core::Serial{}, comm(), kh,
+                                    app::Decomposition::balanced(kh.columns(), 0, 1));
+    column.step();
+    uint64_t const k0 = core::transferCounter().load();
+    for (int i = 0; i < steps; ++i)
+        column.step();
+    REQUIRE(core::transferCounter().load() - k0 == static_cast<uint64_t>(steps));
 }
 
 TEST_CASE("a run that goes wrong stops with the variable, place and step, and writes that state", "[model][state]") {
