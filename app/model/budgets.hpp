@@ -119,15 +119,7 @@ public:
                     {name + "_" + what, 1, [&v] { return v; }, [&v](std::vector<double> const& x) { v = x; }});
             };
             auto addSum = [&](std::string const& what, core::Buffer<double>& v) {
-                entries.push_back({name + "_" + what, 1,
-                                   [&v] {
-                                       v.toHost();
-                                       return std::vector<double>(v.host().begin(), v.host().end());
-                                   },
-                                   [&v](std::vector<double> const& x) {
-                                       std::copy(x.begin(), x.end(), v.host().begin());
-                                       v.toDevice();
-                                   }});
+                entries.push_back(bufferRestartEntry(name + "_" + what, v));
             };
             addSum("expected", m_expected[b]);
             addSum("gross", m_gross[b]);

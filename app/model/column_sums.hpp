@@ -110,6 +110,23 @@ void addColumnTerms(Backend const& backend, uint32_t columns, Kernel const& kern
     ops::forEachPoint(backend, columns, 1, KernelThenTerms<Kernel>{kernel, columnTerms(terms)});
 }
 
+// A restart entry for a per-column buffer in the backend's memory: read back from the device when written, copied to
+// the device when read (the whole buffer, which must be one value per local column).
+inline RestartEntry bufferRestartEntry(std::string const& name, core::Buffer<double>& buf) {
+    return {name, 1,
+            [&buf] {
+                buf.toHost();
+                return std::vector<double>(buf.host().begin(), buf.host().end());
+            },
+            [&buf, name](std::vector<double> const& v) {
+                if (v.size() != buf.size())
+                    throw RestartError(name + " holds " + std::to_string(v.size()) + " values", "the restart file",
+                                       std::to_string(buf.size()) + " values, one per local column");
+                std::copy(v.begin(), v.end(), buf.host().begin());
+                buf.toDevice();
+            }};
+}
+
 // A per-column sum of rate x dt since the last output, and the seconds it covers: the mean of a surface flux over
 // an output interval. The sum lives in the backend's memory (added to by addColumnTerms); the seconds on the host.
 struct ColumnMean {
@@ -132,15 +149,7 @@ struct ColumnMean {
     void tick(double dt) { seconds += dt; }
     // For restart files: the sum per column and the seconds it covers.
     void restartEntries(std::string const& name, std::vector<RestartEntry>& entries) {
-        entries.push_back({name + "_sum", 1,
-                           [this] {
-                               sum.toHost();
-                               return std::vector<double>(sum.host().begin(), sum.host().end());
-                           },
-                           [this](std::vector<double> const& v) {
-                               std::copy(v.begin(), v.end(), sum.host().begin());
-                               sum.toDevice();
-                           }});
+        entries.push_back(bufferRestartEntry(name + "_sum", sum));
         entries.push_back({name + "_seconds", 0, [this] { return std::vector<double>{seconds}; },
                            [this](std::vector<double> const& v) { seconds = v.at(0); }});
     }

@@ -547,14 +547,16 @@ public:
             }
             ops::columnIntegralsOfThen(ctx.backend, m_divRhoW, m_columns, closed, (u.T / s.exner) * m_divRhoW,
                                        u.q * m_divRhoW, u.qc * m_divRhoW, u.qr * m_divRhoW, u.tracer * m_divRhoW);
-            if (!open()) return;
-            withScheme(m_cfg.scheme, [&](auto const& flux) { addThroughEnds(ctx, flux, u.T / s.exner, lateral[0]); });
-            withScheme(m_cfg.positiveScheme, [&](auto const& flux) {
-                addThroughEnds(ctx, flux, u.q, lateral[1]);
-                addThroughEnds(ctx, flux, u.qc, lateral[2]);
-                addThroughEnds(ctx, flux, u.qr, lateral[3]);
-                addThroughEnds(ctx, flux, u.tracer, lateral[4]);
-            });
+            if (open()) {
+                withScheme(m_cfg.scheme,
+                           [&](auto const& flux) { addThroughEnds(ctx, flux, u.T / s.exner, lateral[0]); });
+                withScheme(m_cfg.positiveScheme, [&](auto const& flux) {
+                    addThroughEnds(ctx, flux, u.q, lateral[1]);
+                    addThroughEnds(ctx, flux, u.qc, lateral[2]);
+                    addThroughEnds(ctx, flux, u.qr, lateral[3]);
+                    addThroughEnds(ctx, flux, u.tracer, lateral[4]);
+                });
+            }
         });
     }
 
