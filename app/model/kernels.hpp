@@ -89,16 +89,16 @@ struct Thermo {
 
 // The state check (Model::checkState), one body per variable of a ops::columnKernel: first[col] becomes the index
 // of the first variable with a value v at any level of the column for which !(lo <= v <= hi) (NaN included), or
-// +inf when none. The first body starts the column's answer; a later one looks only if no earlier one found any.
+// +inf when none. The first body (index 0) starts the column's answer; a later one looks only if no earlier one found
+// any.
 struct RangeCheck {
     CenterConst field;
     double lo, hi, index;
     double* first;
-    bool starts;
     STRATA_HD double value(uint32_t c, uint32_t k) const { return field(c, k); }
     template <class Get>
     STRATA_HD void finish(uint32_t c, Get const& get) const {
-        double found = starts ? INFINITY : first[c];
+        double found = index == 0 ? INFINITY : first[c];
         for (uint32_t k = 0; k < field.levels && found == INFINITY; ++k) {
             double const v = get(k);
             if (!(v >= lo && v <= hi)) found = index;

@@ -314,12 +314,8 @@ public:
         auto const checks = stateChecks();
         constexpr double none = std::numeric_limits<double>::infinity();
         auto body = [&](std::size_t i) {
-            return RangeCheck{std::as_const(*checks[i].field).view(),
-                              checks[i].lo,
-                              checks[i].hi,
-                              static_cast<double>(i),
-                              m_column.device(),
-                              i == 0};
+            return RangeCheck{std::as_const(*checks[i].field).view(), checks[i].lo, checks[i].hi,
+                              static_cast<double>(i), m_column.device()};
         };
         static_assert(std::tuple_size_v<decltype(checks)> == 8, "one body per state check");
         ops::columnKernel<double>(m_backend, m_decomp.local, m_state.grid->cells(), body(0), body(1), body(2), body(3),

@@ -745,8 +745,8 @@ TEST_CASE("the state check's kernel finds each column's first variable out of ra
             INFO(name << ", " << levels << " levels");
             core::Buffer<double> first(cols, core::MemSpace::Host, -7.0);
             auto body = [&](int i) {
-                return app::RangeCheck{
-                    std::as_const(fields[i]).view(), 0.0, 2.0, static_cast<double>(i), first.device(), i == 0};
+                return app::RangeCheck{std::as_const(fields[i]).view(), 0.0, 2.0, static_cast<double>(i),
+                                       first.device()};
             };
             ops::columnKernel<double>(backend, cols, levels, body(0), body(1), body(2));
             first.toHost();
