@@ -526,16 +526,21 @@ template <class V>
 STRATA_HD V minVal(V a, V b) {
     return b < a ? b : a;
 }
-// Koren's limiter applied to the upwind slope, without dividing: phi(r) dm with r = dp / dm and
+// Half of Koren's limited slope, without dividing: phi(r) dm / 2 with r = dp / dm and
 // phi(r) = max(0, min(2 r, (1 + 2 r) / 3, 2)), where dm = x[u] - x[uu] is the difference behind the upwind cell u
 // (away from the face) and dp = x[d] - x[u] the difference across the face. Where dm and dp have one sign,
-// phi(r) dm = sign(dm) min(2 |dp|, (|dm| + 2 |dp|) / 3, 2 |dm|); elsewhere (r <= 0: an extremum, or a zero
+// phi(r) dm / 2 = sign(dm) min(|dp|, (|dm| + 2 |dp|) / 6, |dm|); elsewhere (r <= 0: an extremum, or a zero
 // difference, where r is 0, infinite or undefined) it is 0. The test is on the sign of dm dp: an underflow to 0 only
 // drops to first order, an overflow to infinity still has the right sign; NaN differences give 0.
+// The half is taken inside the minimum, not after the selections: a multiplication after them is moved into their
+// arms by GCC, which then keeps the branches (it does not evaluate a floating-point operation that might trap on a
+// path that did not ask for it) and the loop over faces is not vectorised: 2.4x slower on a column of random data in
+// a standalone test. Halving is exact, so the result has the bits of min(2 |dp|, (|dm| + 2 |dp|) / 3, 2 |dm|) / 2
+// (1/6 is 1/3 halved, exactly) wherever no term overflows or falls below the normal range.
 template <class V>
-STRATA_HD V korenSlope(V dm, V dp) {
+STRATA_HD V korenHalfSlope(V dm, V dp) {
     V const adm = absVal(dm), adp = absVal(dp);
-    V const m = minVal(minVal(V(2) * adp, (adm + V(2) * adp) * V(1.0 / 3.0)), V(2) * adm);
+    V const m = minVal(minVal(adp, (adm + V(2) * adp) * V(1.0 / 6.0)), adm);
     V const s = dm > V(0) ? m : -m;
     return dm * dp > V(0) ? s : V(0);
 }
@@ -543,7 +548,7 @@ STRATA_HD V korenSlope(V dm, V dp) {
 
 // Flux-limited upwind product (positivity preserving): w times the upwind face value x[u] + phi(r) (x[u] - x[uu]) / 2,
 // with u the upwind cell (k-1 where w > 0, k where w <= 0), uu the cell beyond it and Koren's limiter phi
-// (detail::korenSlope). Unlimited, phi(r) = (1 + 2 r) / 3, this is the third-order upwind-biased face value of
+// (detail::korenHalfSlope). Unlimited, phi(r) = (1 + 2 r) / 3, this is the third-order upwind-biased face value of
 // Upwind3rdOrderBiasedProductC2F, (-x[uu] + 5 x[u] + 2 x[d]) / 6; phi = 0 at extrema gives first-order upwind. With
 // 0 <= phi <= 2 and phi <= 2 r, a forward-Euler step of the flux divergence is a convex combination (positive and
 // within the neighbouring values) for Courant numbers up to 1/2 (docs/operators.md). Faces 0, 1, n-1 and n, where
@@ -585,7 +590,7 @@ struct UpwindLimitedProductC2F {
         V const xm = x(k - 2), x0 = x(k - 1), xp = x(k), xpp = x(k + 1);
         bool const up = wk > V(0);
         V const xu = up ? x0 : xp, xuu = up ? xm : xpp, xd = up ? xp : x0;
-        return wk * (xu + detail::korenSlope<V>(xu - xuu, xd - xu) * V(0.5));
+        return wk * (xu + detail::korenHalfSlope<V>(xu - xuu, xd - xu));
     }
 };
 template <class B, class T>
