@@ -16,7 +16,9 @@
 // Interior levels. Every node also has a `reach`: at levels at least `reach` away from both ends of its staggering no
 // operator in its subtree meets a boundary. There the engines evaluate with a context whose `interior` is true, and
 // the operators compile without their boundary branches (`if constexpr (!Ctx::interior)`): the same interior formula,
-// so the same bits, but a level loop the compiler can vectorise.
+// so the same bits, but a level loop the compiler can vectorise. The Shmem engine reads a staged argument from its
+// buffer instead of evaluating it, so there only the arguments it evaluates add their reach: `shmemReach<S>` (S: the
+// backend stages stencil-free arguments too), at most `reach`, is the margin that engine uses (stencil_node.hpp).
 #pragma once
 
 #include "core/config.hpp"
@@ -49,6 +51,8 @@ template <class Derived>
 struct LeafBase : ExprTag {
     static constexpr int depth = 0;
     static constexpr int reach = 0; // a leaf reads only its own level
+    template <bool StageStencilFree>
+    static constexpr int shmemReach = 0;
     template <class F>
     void forEachLeaf(F&& f) const {
         f(static_cast<Derived const&>(*this));
@@ -160,6 +164,8 @@ struct Pointwise : ExprTag {
     using Stagger = typename detail::CommonStagger<typename Args::Stagger...>::type;
     static constexpr int depth = detail::maxOf({Args::depth...});
     static constexpr int reach = detail::maxOf({Args::reach...});
+    template <bool StageStencilFree>
+    static constexpr int shmemReach = detail::maxOf({Args::template shmemReach<StageStencilFree>...});
 
     F f;
     detail::Tuple<Args...> args;

@@ -67,6 +67,21 @@ inline constexpr bool isBuffered = !std::is_same_v<typename A::Stagger, AnyStagg
 template <class A, bool StageStencilFree>
 inline constexpr bool stagedArg = isBuffered<A> && (A::depth > 0 || StageStencilFree);
 
+namespace detail {
+// A stencil node's reach where the Shmem engine evaluates it (StencilNode::shmemReach): an argument read from its
+// buffer is never evaluated, so only the operator's own boundary margin counts for it; one evaluated in place adds
+// its own shmemReach, as in stencilReach.
+template <class Op, bool StageStencilFree, class... Args, std::size_t... I>
+constexpr int stencilShmemReach(std::index_sequence<I...>) {
+    auto const argReach = [](Footprint fp, int reach) { return reach + (-fp.lo > fp.hi ? -fp.lo : fp.hi) + 1; };
+    return maxOf(
+        {operatorBoundaryMargin, (stagedArg<PackElement<I, Args...>, StageStencilFree>
+                                      ? operatorBoundaryMargin
+                                      : argReach(Op::template footprint<I>(),
+                                                 PackElement<I, Args...>::template shmemReach<StageStencilFree>))...});
+}
+} // namespace detail
+
 // Whether, in context Ctx, argument A comes from its Shmem buffer (else it is evaluated where it is used).
 template <class A, class Ctx, bool Shmem = Ctx::shmem>
 inline constexpr bool readsBuffer = false;
@@ -83,6 +98,12 @@ struct StencilNode : ExprTag {
     // operator's boundary margin and every argument level it reads, k + lo .. k + hi, is interior for the argument
     // (whose last level is at least last - 1: a staggering differs by one level).
     static constexpr int reach = detail::stencilReach<Op, Args...>(std::index_sequence_for<Args...>{});
+    // The same where the Shmem engine evaluates the node: its staged arguments come from their buffers (which hold
+    // every level they have), so they add nothing to the margin. With a tree's stencil arguments staged, the root of
+    // div(flux(w, q)) is interior 2 levels from the ends instead of 5 (its reach): fewer levels on the general path.
+    template <bool StageStencilFree>
+    static constexpr int
+        shmemReach = detail::stencilShmemReach<Op, StageStencilFree, Args...>(std::index_sequence_for<Args...>{});
 
     Op op;
     detail::Tuple<Args...> args;
@@ -183,12 +204,13 @@ private:
             if (e < s) return;
             auto const len = static_cast<uint32_t>(e - s + 1);
             auto const& a = detail::get<I>(args);
-            b.template forEachLevel<A::reach>(static_cast<uint32_t>(s), len, static_cast<uint32_t>(levels),
-                                              [&](uint32_t c, uint32_t i, auto interior) {
-                                                  auto const ctx = b.template ctx<decltype(interior)::value>(c);
-                                                  Level const kk = static_cast<Level>(s) + i;
-                                                  ctx.template span<V>(info.offset, info.capacity)[i] = a.eval(ctx, kk);
-                                              });
+            b.template forEachLevel<A::template shmemReach<B::stageStencilFree>>(
+                static_cast<uint32_t>(s), len, static_cast<uint32_t>(levels),
+                [&](uint32_t c, uint32_t i, auto interior) {
+                    auto const ctx = b.template ctx<decltype(interior)::value>(c);
+                    Level const kk = static_cast<Level>(s) + i;
+                    ctx.template span<V>(info.offset, info.capacity)[i] = a.eval(ctx, kk);
+                });
         }
     }
     template <int D, class B, std::size_t... I>

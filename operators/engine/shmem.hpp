@@ -107,10 +107,11 @@ private:
         BlockState<W> const state{
             &worker, grid, col0, ncols, k0, k1, worker.dynSharedBase(), t.perColumn, launch.interiorLevels};
         stageFrom<1>(worker, t.expr, state);
-        state.template forEachLevel<E::reach>(k0, k1 - k0, t.dest.levels, [&](uint32_t c, uint32_t i, auto interior) {
-            auto const ctx = state.template ctx<decltype(interior)::value>(c);
-            store<Tg::add>(t.dest(col0 + c, Level{k0} + i), static_cast<T>(t.expr.eval(ctx, Level{k0} + i)));
-        });
+        state.template forEachLevel<E::template shmemReach<BlockState<W>::stageStencilFree>>(
+            k0, k1 - k0, t.dest.levels, [&](uint32_t c, uint32_t i, auto interior) {
+                auto const ctx = state.template ctx<decltype(interior)::value>(c);
+                store<Tg::add>(t.dest(col0 + c, Level{k0} + i), static_cast<T>(t.expr.eval(ctx, Level{k0} + i)));
+            });
     }
 
     template <class W, class Tg>

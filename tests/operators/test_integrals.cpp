@@ -382,6 +382,7 @@ TEST_CASE("column integrals and reductions in shared-memory tiles have the bits 
             }
         };
         check(core::Serial{}, "Serial");
+        check(core::OpenMP{}, "OpenMP");
         check(core::Threads{7, true}, "Threads, 7 workers");
         check(core::Threads{32, true}, "Threads, 32 workers");
     }
