@@ -59,13 +59,23 @@ constexpr int stencilReach(std::index_sequence<I...>) {
 template <class A>
 inline constexpr bool isBuffered = !std::is_same_v<typename A::Stagger, AnyStagger>;
 
+namespace detail {
+// Whether pointwise math E divides somewhere (a Divide node in it).
+template <class E>
+inline constexpr bool dividesIn = false;
+template <class F, class... Args>
+inline constexpr bool dividesIn<Pointwise<F, Args...>> = std::is_same_v<F, Divide> || (dividesIn<Args> || ...);
+} // namespace detail
+
 // Whether the Shmem engine gives argument A a buffer. An argument without stencils (depth 0: a field, or pointwise math
-// on fields) is staged only where `stencilFree` says so: on a GPU (and on the checking Threads backend, which models
-// one) a buffer saves re-reading global memory; on the one-worker CPU backends the re-read hits the cache, and copying
-// the values into a buffer first costs a pass over the column (measured: docs/performance.md).
+// on fields) is staged where `stencilFree` says so: on a GPU (and on the checking Threads backend, which models one) a
+// buffer saves re-reading global memory; on the one-worker CPU backends the re-read hits the cache, and copying the
+// values into a buffer first costs a pass over the column (measured: docs/performance.md), so there only an argument
+// that divides is staged: an operator reads its argument at several levels (the third-order upwind product at four)
+// and would divide again at each, where a division costs as much as several other operations.
 // (Variable templates, not constexpr functions: nvcc does not let device code call host constexpr functions.)
 template <class A, bool StageStencilFree>
-inline constexpr bool stagedArg = isBuffered<A> && (A::depth > 0 || StageStencilFree);
+inline constexpr bool stagedArg = isBuffered<A> && (A::depth > 0 || StageStencilFree || detail::dividesIn<A>);
 
 namespace detail {
 // A stencil node's reach where the Shmem engine evaluates it (StencilNode::shmemReach): an argument read from its
@@ -176,7 +186,7 @@ private:
         constexpr Footprint fp = Op::template footprint<I>();
         int32_t const argLo = lo + fp.lo, argHi = hi + fp.hi;
         if constexpr (isBuffered<A>) {
-            if (A::depth == 0 && !p.stageStencilFree) {
+            if (!(A::depth > 0 || p.stageStencilFree || detail::dividesIn<A>)) {
                 buf[I] = BufferInfo{}; // read where used (see stagedArg)
             } else {
                 auto const capacity = static_cast<uint32_t>(static_cast<int32_t>(p.tileLen) + argHi - argLo);

@@ -119,8 +119,9 @@ TEST_CASE("read counts: Shmem reads each leaf element once per column, Direct ma
     }
 }
 
-TEST_CASE("read counts: on Serial and OpenMP, Shmem reads stencil-free arguments where they are used",
-          "[operators][reads]") {
+TEST_CASE(
+    "read counts: on Serial and OpenMP, Shmem reads stencil-free arguments where they are used, unless they divide",
+    "[operators][reads]") {
     // The one-worker CPU backends stage only arguments that contain stencils: a face of interp(K) * grad(theta) is
     // computed once (into a buffer), reading K and theta where it is computed. An interior center j is read by faces
     // j and j + 1: 2 reads, against 1 when leaves are staged too (Threads, Cuda) and 4 with Direct.
@@ -147,6 +148,26 @@ TEST_CASE("read counts: on Serial and OpenMP, Shmem reads stencil-free arguments
         for (uint32_t c = 0; c < columns; ++c)
             for (uint32_t k = 1; k + 1 < n; ++k)
                 REQUIRE(theta.at(c, k) == 2);
+        // An argument that divides is staged (computed once per level, not once per face that reads it): the
+        // third-order upwind product reads four centers per face, so theta / K unstaged would be read 4 times at an
+        // interior level (and divided 4 times), staged once.
+        auto const third = Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided{}, ThirdOrderOneSided{}};
+        auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+        Field<double, Face> w(t.grid, columns, core::MemSpace::Host, -1.0);
+        theta.reset();
+        kappa.reset();
+        evaluate(backend, out, div(third(w, theta.leaf() / kappa.leaf())), Engine::Shmem);
+        for (uint32_t c = 0; c < columns; ++c)
+            for (uint32_t k = 0; k < n; ++k) {
+                INFO("column " << c << " level " << k);
+                REQUIRE(theta.at(c, k) == 1);
+                REQUIRE(kappa.at(c, k) == 1);
+            }
+        theta.reset();
+        evaluate(backend, out, div(third(w, theta.leaf() * 2.0)), Engine::Shmem); // no division: read where used
+        for (uint32_t c = 0; c < columns; ++c)
+            for (uint32_t k = 3; k + 3 < n; ++k)
+                REQUIRE(theta.at(c, k) == 4);
     };
     SECTION("Serial") { run(core::Serial{}); }
     SECTION("OpenMP") { run(core::OpenMP{}); }
