@@ -70,6 +70,16 @@ struct Trees {
     }
 };
 
+// Every element of both counted leaves read exactly once.
+void requireReadOnce(Counted const& a, Counted const& b) {
+    for (uint32_t c = 0; c < Trees::columns; ++c)
+        for (uint32_t k = 0; k < Trees::n; ++k) {
+            INFO("column " << c << " level " << k);
+            REQUIRE(a.at(c, k) == 1);
+            REQUIRE(b.at(c, k) == 1);
+        }
+}
+
 } // namespace
 
 TEST_CASE("read counts: Shmem reads each leaf element once per column, Direct many times", "[operators][reads]") {
@@ -88,12 +98,7 @@ TEST_CASE("read counts: Shmem reads each leaf element once per column, Direct ma
         theta.reset();
         kappa.reset();
         evaluate(backend, out, diffusion, Engine::Shmem);
-        for (uint32_t c = 0; c < columns; ++c)
-            for (uint32_t k = 0; k < n; ++k) {
-                INFO("column " << c << " level " << k);
-                REQUIRE(theta.at(c, k) == 1);
-                REQUIRE(kappa.at(c, k) == 1);
-            }
+        requireReadOnce(theta, kappa);
 
         theta.reset();
         kappa.reset();
@@ -157,12 +162,7 @@ TEST_CASE(
         theta.reset();
         kappa.reset();
         evaluate(backend, out, div(third(w, theta.leaf() / kappa.leaf())), Engine::Shmem);
-        for (uint32_t c = 0; c < columns; ++c)
-            for (uint32_t k = 0; k < n; ++k) {
-                INFO("column " << c << " level " << k);
-                REQUIRE(theta.at(c, k) == 1);
-                REQUIRE(kappa.at(c, k) == 1);
-            }
+        requireReadOnce(theta, kappa);
         theta.reset();
         evaluate(backend, out, div(third(w, theta.leaf() * 2.0)), Engine::Shmem); // no division: read where used
         for (uint32_t c = 0; c < columns; ++c)
