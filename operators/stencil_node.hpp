@@ -1,7 +1,8 @@
 // StencilNode: an operator applied to argument expressions, and the shared-memory buffers the Shmem engine gives it.
 //
 // Each argument that is not a scalar gets one buffer per column in block shared memory (BufferInfo): the argument's
-// values over the levels the operator will read for the current tile of output levels, boundary levels included.
+// values over the levels the operator will read for the current tile of output levels, boundary levels included. (On
+// the one-worker CPU backends only arguments with a stencil or a division: see stagedArg.)
 // `plan` lays the buffers out before launch (top-down: a node's argument range is its own output range widened by the
 // operator's footprint), `stage<D>` fills the buffers of every node of depth D (so a sync after each depth is enough:
 // a depth-D buffer only needs buffers of depth < D), and `eval` applies the operator, reading its arguments from the
@@ -30,7 +31,8 @@ struct BufferInfo {
     int32_t hi = 0;        // last level = tile end - 1 + hi
 };
 
-// What `plan` needs: the tile length, whether stencil-free arguments get buffers, and a running byte offset.
+// What `plan` needs: the tile length, whether every stencil-free argument gets a buffer (else only those that divide),
+// and a running byte offset.
 struct PlanState {
     uint32_t tileLen = 0;
     bool stageStencilFree = true;
@@ -109,8 +111,9 @@ struct StencilNode : ExprTag {
     // (whose last level is at least last - 1: a staggering differs by one level).
     static constexpr int reach = detail::stencilReach<Op, Args...>(std::index_sequence_for<Args...>{});
     // The same where the Shmem engine evaluates the node: its staged arguments come from their buffers (which hold
-    // every level they have), so they add nothing to the margin. With a tree's stencil arguments staged, the root of
-    // div(flux(w, q)) is interior 2 levels from the ends instead of 5 (its reach): fewer levels on the general path.
+    // every level the operator reads), so they add nothing to the margin. With a tree's stencil arguments staged,
+    // advection's root -(div(flux(rho0 w, q)) - q d/dz(rho0 w)) / rho0 is interior 2 levels from the ends instead of 6
+    // (its reach with the flux-limited product; 7 with the third-order one): fewer levels on the general path.
     template <bool StageStencilFree>
     static constexpr int
         shmemReach = detail::stencilShmemReach<Op, StageStencilFree, Args...>(std::index_sequence_for<Args...>{});
@@ -186,7 +189,7 @@ private:
         constexpr Footprint fp = Op::template footprint<I>();
         int32_t const argLo = lo + fp.lo, argHi = hi + fp.hi;
         if constexpr (isBuffered<A>) {
-            if (!(A::depth > 0 || p.stageStencilFree || detail::dividesIn<A>)) {
+            if (!(p.stageStencilFree ? stagedArg<A, true> : stagedArg<A, false>)) {
                 buf[I] = BufferInfo{}; // read where used (see stagedArg)
             } else {
                 auto const capacity = static_cast<uint32_t>(static_cast<int32_t>(p.tileLen) + argHi - argLo);

@@ -49,8 +49,8 @@ auto leaf(TreeLeaves const& l) {
             return coord<Center>() * 1e-3;
         else if constexpr (choice == 3)
             return asExpr(*l.centers[0]) * 0.5 - 1.0;
-        else
-            return asExpr(*l.centers[1]);
+        else // a division: staged on every backend (stagedArg), its denominator never below 1
+            return asExpr(*l.centers[1]) / (asExpr(*l.centers[0]) * asExpr(*l.centers[0]) + 1.0);
     } else {
         if constexpr (choice <= 1)
             return asExpr(*l.faces[choice]);
@@ -59,7 +59,7 @@ auto leaf(TreeLeaves const& l) {
         else if constexpr (choice == 3)
             return 2.0 * asExpr(*l.faces[1]);
         else
-            return asExpr(*l.faces[0]);
+            return asExpr(*l.faces[0]) / (asExpr(*l.faces[1]) * asExpr(*l.faces[1]) + 1.0);
     }
 }
 

@@ -1,6 +1,7 @@
 // The read-counting instrument: a test-only leaf that counts every global read of every element. Shmem must read each
 // leaf element once per column (plus tile halos) where it stages leaves (Threads, Cuda), and on Serial and OpenMP,
-// which stage only arguments with stencils, read a leaf once per use by the innermost stencil; Direct re-reads leaves
+// which stage only arguments with stencils or divisions, read a leaf once per use by the innermost stencil (once per
+// level under a division); Direct re-reads leaves
 // under nested stencils. The expected Direct
 // counts follow from the stencils' definitions (worked out by hand below), not from running the code.
 #include "operators/operators.hpp"
@@ -127,9 +128,9 @@ TEST_CASE("read counts: Shmem reads each leaf element once per column, Direct ma
 TEST_CASE(
     "read counts: on Serial and OpenMP, Shmem reads stencil-free arguments where they are used, unless they divide",
     "[operators][reads]") {
-    // The one-worker CPU backends stage only arguments that contain stencils: a face of interp(K) * grad(theta) is
-    // computed once (into a buffer), reading K and theta where it is computed. An interior center j is read by faces
-    // j and j + 1: 2 reads, against 1 when leaves are staged too (Threads, Cuda) and 4 with Direct.
+    // The one-worker CPU backends stage only arguments that contain stencils (or divisions, below): a face of interp(K)
+    // * grad(theta) is computed once (into a buffer), reading K and theta where it is computed. An interior center j is
+    // read by faces j and j + 1: 2 reads, against 1 when leaves are staged too (Threads, Cuda) and 4 with Direct.
     Trees t;
     auto const n = Trees::n, columns = Trees::columns;
     auto& theta = t.theta;
@@ -171,6 +172,28 @@ TEST_CASE(
     };
     SECTION("Serial") { run(core::Serial{}); }
     SECTION("OpenMP") { run(core::OpenMP{}); }
+}
+
+TEST_CASE("the Shmem engine's interior margin counts only what it evaluates in place", "[operators][reads]") {
+    // From the footprints the operators declare (stencils.hpp): the flux-limited product {-2, 1} on a field, reach
+    // 0 + 2 + 1 = 3; the divergence {-1, 2} on the flux, 3 + 2 + 1 = 6, which Direct needs (it evaluates the flux in
+    // place; pointwise nodes add nothing). Under Shmem the flux is read from its buffer: only the divergence's own
+    // boundary margin, operatorBoundaryMargin, is left.
+    auto grid = std::make_shared<Grid const>(Grid::uniform(30, 3000.0));
+    Field<double, Center> q(grid, 1, core::MemSpace::Host), rho(grid, 1, core::MemSpace::Host);
+    Field<double, Face> w(grid, 1, core::MemSpace::Host);
+    auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+    auto const limited = UpwindLimitedProductC2F{FirstOrderOneSided{}, FirstOrderOneSided{}};
+    using Tendency = decltype(-(div(limited(w, q)) / rho));
+    using Flux = decltype(limited(w, q));
+    STATIC_REQUIRE(Flux::reach == 3);
+    STATIC_REQUIRE(Tendency::reach == 6);
+    STATIC_REQUIRE(Tendency::template shmemReach<false> == operatorBoundaryMargin);
+    STATIC_REQUIRE(Tendency::template shmemReach<true> == operatorBoundaryMargin);
+    // The flux itself evaluates its field in place on the CPU (no division: not staged), and reads it from a buffer
+    // where stencil-free arguments are staged (a GPU).
+    STATIC_REQUIRE(Flux::template shmemReach<false> == Flux::reach);
+    STATIC_REQUIRE(Flux::template shmemReach<true> == operatorBoundaryMargin);
 }
 
 TEST_CASE("read counts: tiled Shmem re-reads only the halos", "[operators][reads]") {
