@@ -51,9 +51,12 @@ struct PlanState {
 inline constexpr int operatorBoundaryMargin = 2;
 
 namespace detail {
+// The margin an argument evaluated in place adds: its own reach, widened by the operator's footprint on it and by one
+// level (a staggering differs by one).
+constexpr int argReach(Footprint fp, int reach) { return reach + (-fp.lo > fp.hi ? -fp.lo : fp.hi) + 1; }
+
 template <class Op, class... Args, std::size_t... I>
 constexpr int stencilReach(std::index_sequence<I...>) {
-    auto const argReach = [](Footprint fp, int reach) { return reach + (-fp.lo > fp.hi ? -fp.lo : fp.hi) + 1; };
     return maxOf({operatorBoundaryMargin, argReach(Op::template footprint<I>(), PackElement<I, Args...>::reach)...});
 }
 } // namespace detail
@@ -85,7 +88,6 @@ namespace detail {
 // its own shmemReach, as in stencilReach.
 template <class Op, bool StageStencilFree, class... Args, std::size_t... I>
 constexpr int stencilShmemReach(std::index_sequence<I...>) {
-    auto const argReach = [](Footprint fp, int reach) { return reach + (-fp.lo > fp.hi ? -fp.lo : fp.hi) + 1; };
     return maxOf(
         {operatorBoundaryMargin, (stagedArg<PackElement<I, Args...>, StageStencilFree>
                                       ? operatorBoundaryMargin
