@@ -6,10 +6,21 @@
 // Bytes: 24 per element (STREAM's count: b and c read, a written; write-allocate not counted). A "level update" is
 // one element. pct_of_triad compares with the reference measured once at start (bench_common.hpp): the two are the
 // same loop, so it reads about 100 % and tells how repeatable the reference is.
+//   roofline/serial/diffusion_loads/<metric>/<levels>
+//                                       an experiment on what one core's loads cost: the diffusion tree's two-pass
+//                                       column loop (operators/serial/diffusion/hand) over 2^23 points, its metric
+//                                       terms (1/dz at centers and faces, the two interpolation weights) read per level
+//                                       from arrays (`arrays`: what the operators do, on any grid) or held in registers
+//                                       (`scalars`: possible only where they are constant). The same bytes come from
+//                                       memory; `scalars` issues 6 loads per two level updates instead of 10. The
+//                                       arrays hold one value each, so both give the same bits (checked).
 #include "app/bench/bench_common.hpp"
 #include "core/threaded.hpp"
 
 #include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -44,6 +55,70 @@ void bmTriad(benchmark::State& state, bool lockstep) {
                                      bench::triadBytesPerElement * static_cast<double>(n));
 }
 
+// The diffusion flux interp(K) grad(theta) at interior faces into f, then its divergence with zero boundary fluxes,
+// column by column (levels contiguous). Scalars: the metric terms are arguments, not arrays.
+struct Metric {
+    double const* rdzc;
+    double const* rdzf;
+    double const* wBelow;
+    double const* wAbove;
+};
+template <bool Scalars>
+void diffusionColumns(Metric const& m, double const* __restrict K, double const* __restrict th, double* __restrict out,
+                      std::size_t columns, uint32_t n, double* __restrict f) {
+    double const rc = m.rdzc[1], rf = m.rdzf[1], wb = m.wBelow[1], wa = m.wAbove[1];
+    for (std::size_t c = 0; c < columns; ++c) {
+        double const* const k_ = K + c * n;
+        double const* const t = th + c * n;
+        double* const o = out + c * n;
+        if constexpr (Scalars) {
+            for (uint32_t k = 1; k < n; ++k)
+                f[k] = (k_[k - 1] * wb + k_[k] * wa) * ((t[k] - t[k - 1]) * rf);
+            o[0] = (f[1] - 0.0) * rc;
+            for (uint32_t k = 1; k + 1 < n; ++k)
+                o[k] = (f[k + 1] - f[k]) * rc;
+            o[n - 1] = (0.0 - f[n - 1]) * rc;
+        } else {
+            for (uint32_t k = 1; k < n; ++k)
+                f[k] = (k_[k - 1] * m.wBelow[k] + k_[k] * m.wAbove[k]) * ((t[k] - t[k - 1]) * m.rdzf[k]);
+            o[0] = (f[1] - 0.0) * m.rdzc[0];
+            for (uint32_t k = 1; k + 1 < n; ++k)
+                o[k] = (f[k + 1] - f[k]) * m.rdzc[k];
+            o[n - 1] = (0.0 - f[n - 1]) * m.rdzc[n - 1];
+        }
+    }
+}
+
+void bmDiffusionLoads(benchmark::State& state, bool scalars, uint32_t n) {
+    std::size_t const columns = (std::size_t{1} << 23) / n, points = columns * n;
+    bench::RawArray K(points), th(points), out(points), ref(points);
+    for (std::size_t i = 0; i < points; ++i) {
+        th.get()[i] = 300.0 + 0.01 * static_cast<double>(i % 977);
+        K.get()[i] = 1.0 + 0.001 * static_cast<double>(i % 613);
+        out.get()[i] = 0.0;
+        ref.get()[i] = 0.0;
+    }
+    double const dz = 20000.0 / n;
+    std::vector<double> rdzc(n + 1, 1.0 / dz), rdzf(n + 1, 1.0 / dz), w(n + 1, 0.5), f(n + 1, 0.0);
+    Metric const m{rdzc.data(), rdzf.data(), w.data(), w.data()};
+    for (auto _ : state) {
+        if (scalars)
+            diffusionColumns<true>(m, K.get(), th.get(), out.get(), columns, n, f.data());
+        else
+            diffusionColumns<false>(m, K.get(), th.get(), out.get(), columns, n, f.data());
+        benchmark::DoNotOptimize(out.get());
+        benchmark::ClobberMemory();
+    }
+    diffusionColumns<false>(m, K.get(), th.get(), ref.get(), columns, n, f.data());
+    for (std::size_t i = 0; i < points; ++i)
+        if (!(out.get()[i] == ref.get()[i])) {
+            state.SkipWithError("the two loops differ");
+            return;
+        }
+    bench::reportThroughput<core::Serial>(state, static_cast<double>(points),
+                                          bench::triadBytesPerElement * static_cast<double>(points));
+}
+
 template <class Backend>
 void registerRoofline() {
     std::string const base = std::string("roofline/") + bench::backendName<Backend>() + "/";
@@ -54,6 +129,11 @@ void registerRoofline() {
 int const registered = [] {
     registerRoofline<core::Serial>();
     registerRoofline<core::OpenMP>();
+    for (uint32_t const n : {64u, 256u})
+        for (bool const scalars : {false, true})
+            bench::add("roofline/serial/diffusion_loads/" + std::string(scalars ? "scalars/" : "arrays/") +
+                           std::to_string(n),
+                       [=](benchmark::State& s) { bmDiffusionLoads(s, scalars, n); });
     return 0;
 }();
 
