@@ -141,8 +141,9 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
     bool const wantShmem = engine == Engine::Shmem || (engine == Engine::Auto && (timed || rule));
     bool fused = true;
     uint32_t perColumn[count];
+    std::tuple<BufferPlan<std::tuple_element_t<I, Exprs>::slots>...> layouts; // the engine's, not the expressions'
     EvalPlan plan = planTargets(backend, columns, levels, wantShmem, engine == Engine::Shmem, options, &fused,
-                                perColumn, std::get<I>(exprs)...);
+                                perColumn, exprs, layouts);
     if (!fused) { // several targets whose Shmem plans need tiles: one evaluation each
         EvalPlan last;
         ((last = evaluateAssignments(backend, engine, options, std::index_sequence<0>{}, as)), ...);
@@ -153,7 +154,7 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
     auto const launch = [&](EvalPlan const& p) {
         launchTargets(backend, p, columns, grid, options,
                       Target<As::add, std::tuple_element_t<I, Exprs>, typename As::Value, typename As::Stagger>{
-                          std::get<I>(exprs), as.dest->view(), perColumn[I]}...);
+                          std::get<I>(exprs), as.dest->view(), perColumn[I], std::get<I>(layouts)}...);
     };
     // The timed choice exists only on the one-worker backends: elsewhere it is not even instantiated.
     if constexpr (oneWorkerBackend<Backend>) {
@@ -166,8 +167,7 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
             bool timing = false;
             Engine const pick = Choices::next(key, &timing);
             if (pick == Engine::Direct)
-                plan = planTargets(backend, columns, levels, false, false, options, &fused, perColumn,
-                                   std::get<I>(exprs)...);
+                plan = planTargets(backend, columns, levels, false, false, options, &fused, perColumn, exprs, layouts);
             plan.timed = true;
             if (timing) {
                 auto const t0 = std::chrono::steady_clock::now();

@@ -13,6 +13,13 @@
 // shared-memory buffers that the Shmem engine filled beforehand. Both call the same operator code on the same values,
 // so both give the same bits.
 //
+// Buffer slots. The Shmem engine keeps its buffer plan itself (engine/planner.hpp), one BufferInfo per argument of
+// every stencil node, in an array the nodes never store. A node knows only how many slots its subtree has (`slots`:
+// 0 for leaves and stencil-free math) and, at compile time, where they start: a node with slots is evaluated as
+// `eval<Base>(ctx, k)` (children's slots first, in argument order, then a stencil node's own, one per argument), and
+// the context carries the array (`ctx.buffers`). `walk<Base>(visitor, lo, hi)` shows the planner every argument with
+// its slot and the levels it is read at; `stage<D, Base>` fills the buffers of depth D. A leaf needs none of these.
+//
 // Interior levels. Every node also has a `reach`: at levels at least `reach` away from both ends of its staggering no
 // operator in its subtree meets a boundary. There the engines evaluate with a context whose `interior` is true, and
 // the operators compile without their boundary branches (`if constexpr (!Ctx::interior)`): the same interior formula,
@@ -53,14 +60,11 @@ struct LeafBase : ExprTag {
     static constexpr int reach = 0; // a leaf reads only its own level
     template <bool StageStencilFree>
     static constexpr int shmemReach = 0;
+    static constexpr std::size_t slots = 0;
     template <class F>
     void forEachLeaf(F&& f) const {
         f(static_cast<Derived const&>(*this));
     }
-    template <class P>
-    void plan(P&, int32_t, int32_t) {}
-    template <int D, class B>
-    STRATA_HD void stage(B const&) const {}
 };
 
 template <class T, class S>
@@ -153,6 +157,34 @@ struct CommonStagger<A, B, Rest...> {
     using type = typename CommonStagger<typename CombineStagger<A, B>::type, Rest...>::type;
 };
 constexpr int maxOf(std::initializer_list<int> xs) { return std::max(xs); }
+constexpr std::size_t sumOfFirst(std::size_t count, std::initializer_list<std::size_t> xs) {
+    std::size_t sum = 0, i = 0;
+    for (std::size_t const x : xs)
+        if (i++ < count) sum += x;
+    return sum;
+}
+// The first slot of argument I's subtree, counted from its parent's Base: the slots of the arguments before it.
+template <std::size_t I, class... Args>
+inline constexpr std::size_t slotsBefore = sumOfFirst(I + 1,
+                                                      {std::size_t{0}, Args::slots...}); // (a leading 0: no args)
+
+// A child's value, slots and staging, its subtree's slots starting at Base. A subtree without slots (a leaf,
+// stencil-free math) is called without one, so that a leaf needs only `eval(ctx, k)`.
+template <std::size_t Base, class A, class Ctx>
+STRATA_HD auto evalAt(A const& a, Ctx const& ctx, Level k) {
+    if constexpr (A::slots == 0)
+        return a.eval(ctx, k);
+    else
+        return a.template eval<Base>(ctx, k);
+}
+template <std::size_t Base, class A, class V>
+void walkAt(A const& a, V& visitor, int32_t lo, int32_t hi) {
+    if constexpr (A::slots > 0) a.template walk<Base>(visitor, lo, hi);
+}
+template <int D, std::size_t Base, class A, class B>
+STRATA_HD void stageAt(A const& a, B const& block) {
+    if constexpr (A::slots > 0) a.template stage<D, Base>(block);
+}
 } // namespace detail
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -166,31 +198,32 @@ struct Pointwise : ExprTag {
     static constexpr int reach = detail::maxOf({Args::reach...});
     template <bool StageStencilFree>
     static constexpr int shmemReach = detail::maxOf({Args::template shmemReach<StageStencilFree>...});
+    static constexpr std::size_t slots = (Args::slots + ... + std::size_t{0});
 
     F f;
     detail::Tuple<Args...> args;
 
-    template <class Ctx>
+    template <std::size_t Base = 0, class Ctx>
     STRATA_HD Value eval(Ctx const& ctx, Level k) const {
-        return evalImpl(ctx, k, std::index_sequence_for<Args...>{});
+        return evalImpl<Base>(ctx, k, std::index_sequence_for<Args...>{});
     }
     template <class G>
     void forEachLeaf(G&& g) const {
         forEachArg([&](auto const& a) { a.forEachLeaf(g); });
     }
-    template <class P>
-    void plan(P& p, int32_t lo, int32_t hi) {
-        planImpl(p, lo, hi, std::index_sequence_for<Args...>{});
+    template <std::size_t Base, class V>
+    void walk(V& visitor, int32_t lo, int32_t hi) const {
+        walkImpl<Base>(visitor, lo, hi, std::index_sequence_for<Args...>{});
     }
-    template <int D, class B>
+    template <int D, std::size_t Base, class B>
     STRATA_HD void stage(B const& b) const {
-        if constexpr (D <= depth) stageImpl<D>(b, std::index_sequence_for<Args...>{});
+        if constexpr (D <= depth) stageImpl<D, Base>(b, std::index_sequence_for<Args...>{});
     }
 
 private:
-    template <class Ctx, std::size_t... I>
+    template <std::size_t Base, class Ctx, std::size_t... I>
     STRATA_HD Value evalImpl(Ctx const& ctx, Level k, std::index_sequence<I...>) const {
-        return f(detail::get<I>(args).eval(ctx, k)...);
+        return f(detail::evalAt<Base + detail::slotsBefore<I, Args...>>(detail::get<I>(args), ctx, k)...);
     }
     template <class G>
     void forEachArg(G&& g) const {
@@ -200,13 +233,13 @@ private:
     void forEachArgImpl(G& g, std::index_sequence<I...>) const {
         (g(detail::get<I>(args)), ...);
     }
-    template <class P, std::size_t... I>
-    void planImpl(P& p, int32_t lo, int32_t hi, std::index_sequence<I...>) {
-        (detail::get<I>(args).plan(p, lo, hi), ...);
+    template <std::size_t Base, class V, std::size_t... I>
+    void walkImpl(V& visitor, int32_t lo, int32_t hi, std::index_sequence<I...>) const {
+        (detail::walkAt<Base + detail::slotsBefore<I, Args...>>(detail::get<I>(args), visitor, lo, hi), ...);
     }
-    template <int D, class B, std::size_t... I>
+    template <int D, std::size_t Base, class B, std::size_t... I>
     STRATA_HD void stageImpl(B const& b, std::index_sequence<I...>) const {
-        (detail::get<I>(args).template stage<D>(b), ...);
+        (detail::stageAt<D, Base + detail::slotsBefore<I, Args...>>(detail::get<I>(args), b), ...);
     }
 };
 

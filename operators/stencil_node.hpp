@@ -1,12 +1,13 @@
-// StencilNode: an operator applied to argument expressions, and the shared-memory buffers the Shmem engine gives it.
+// StencilNode: an operator applied to argument expressions, and how the Shmem engine's buffers serve it.
 //
-// Each argument that is not a scalar gets one buffer per column in block shared memory (BufferInfo): the argument's
-// values over the levels the operator will read for the current tile of output levels, boundary levels included. (On
-// the one-worker CPU backends only arguments with a stencil or a division: see stagedArg.)
-// `plan` lays the buffers out before launch (top-down: a node's argument range is its own output range widened by the
-// operator's footprint), `stage<D>` fills the buffers of every node of depth D (so a sync after each depth is enough:
-// a depth-D buffer only needs buffers of depth < D), and `eval` applies the operator, reading its arguments from the
-// buffers (Shmem context) or recomputing them (Direct context).
+// Each argument that is not a scalar gets one buffer per column in block shared memory: the argument's values over
+// the levels the operator will read for the current tile of output levels, boundary levels included. (On the
+// one-worker CPU backends only arguments with a stencil or a division: see stagedArg.) The engine keeps the layout,
+// one BufferInfo per argument slot (expr.hpp, "Buffer slots"); the node keeps none. `walk` shows the engine's planner
+// each argument top-down (a node's argument range is its own output range widened by the operator's footprint),
+// `stage<D, Base>` fills the buffers of every node of depth D (so a sync after each depth is enough: a depth-D buffer
+// only needs buffers of depth < D), and `eval` applies the operator, reading its arguments from the buffers (Shmem
+// context) or recomputing them (Direct context).
 #pragma once
 
 #include "core/lockstep.hpp"
@@ -31,33 +32,43 @@ struct BufferInfo {
     int32_t hi = 0;        // last level = tile end - 1 + hi
 };
 
-// What `plan` needs: the tile length, whether every stencil-free argument gets a buffer (else only those that divide),
-// and a running byte offset.
-struct PlanState {
-    uint32_t tileLen = 0;
-    bool stageStencilFree = true;
-    uint32_t bytes = 0;
-    uint32_t buffers = 0;
-    uint32_t allocate(uint32_t valueBytes, uint32_t count) {
-        uint32_t const offset = (bytes + 15u) / 16u * 16u;
-        bytes = offset + valueBytes * count;
-        ++buffers;
-        return offset;
-    }
+// The Shmem engine's buffer plan of an expression with N slots (expr.hpp, "Buffer slots"), laid out by the planner
+// (engine/planner.hpp) and passed to the kernel beside the expression.
+template <std::size_t N>
+struct BufferPlan {
+    BufferInfo slot[N > 0 ? N : 1];
 };
 
-// Every operator handles boundaries only within this many levels of either end of its output (Upwind3rdOrder and
-// UpwindLimited: faces 0, 1, n-1, n; the others the first and last level): an operator's contract (docs/operators.md).
+// No operator handles boundaries further than this many levels from either end of its output: an operator's contract
+// (docs/operators.md). Each states its own margin, `static constexpr int boundaryMargin` (Upwind3rdOrder and
+// UpwindLimited 2: faces 0, 1, n-1, n; the others 1: the first and last level); one that states none gets this.
 inline constexpr int operatorBoundaryMargin = 2;
 
 namespace detail {
+template <class Op>
+constexpr int boundaryMarginOf() {
+    if constexpr (requires { Op::boundaryMargin; }) {
+        static_assert(Op::boundaryMargin >= 1 && Op::boundaryMargin <= operatorBoundaryMargin,
+                      "an operator's boundaryMargin is 1 or 2 (docs/operators.md)");
+        return Op::boundaryMargin;
+    } else {
+        return operatorBoundaryMargin;
+    }
+}
+
 // The margin an argument evaluated in place adds: its own reach, widened by the operator's footprint on it and by one
-// level (a staggering differs by one).
-constexpr int argReach(Footprint fp, int reach) { return reach + (-fp.lo > fp.hi ? -fp.lo : fp.hi) + 1; }
+// level (a staggering differs by one). An argument without stencils adds none: it has no boundary branches, and the
+// operator's own margin keeps the levels its interior formula reads inside the column.
+template <class A>
+constexpr int argReach(Footprint fp, int reach) {
+    if (A::depth == 0) return 0;
+    return reach + (-fp.lo > fp.hi ? -fp.lo : fp.hi) + 1;
+}
 
 template <class Op, class... Args, std::size_t... I>
 constexpr int stencilReach(std::index_sequence<I...>) {
-    return maxOf({operatorBoundaryMargin, argReach(Op::template footprint<I>(), PackElement<I, Args...>::reach)...});
+    return maxOf({boundaryMarginOf<Op>(),
+                  argReach<PackElement<I, Args...>>(Op::template footprint<I>(), PackElement<I, Args...>::reach)...});
 }
 } // namespace detail
 
@@ -89,10 +100,11 @@ namespace detail {
 template <class Op, bool StageStencilFree, class... Args, std::size_t... I>
 constexpr int stencilShmemReach(std::index_sequence<I...>) {
     return maxOf(
-        {operatorBoundaryMargin, (stagedArg<PackElement<I, Args...>, StageStencilFree>
-                                      ? operatorBoundaryMargin
-                                      : argReach(Op::template footprint<I>(),
-                                                 PackElement<I, Args...>::template shmemReach<StageStencilFree>))...});
+        {boundaryMarginOf<Op>(),
+         (stagedArg<PackElement<I, Args...>, StageStencilFree>
+              ? boundaryMarginOf<Op>()
+              : argReach<PackElement<I, Args...>>(Op::template footprint<I>(),
+                                                  PackElement<I, Args...>::template shmemReach<StageStencilFree>))...});
 }
 } // namespace detail
 
@@ -119,28 +131,31 @@ struct StencilNode : ExprTag {
     template <bool StageStencilFree>
     static constexpr int
         shmemReach = detail::stencilShmemReach<Op, StageStencilFree, Args...>(std::index_sequence_for<Args...>{});
+    // Buffer slots (expr.hpp): the arguments' subtrees' first, then one per argument (a scalar's stays unused).
+    static constexpr std::size_t childSlots = (Args::slots + ... + std::size_t{0});
+    static constexpr std::size_t slots = childSlots + arity;
 
     Op op;
     detail::Tuple<Args...> args;
-    BufferInfo buf[arity];
 
-    template <class Ctx>
+    template <std::size_t Base = 0, class Ctx>
     STRATA_HD Value eval(Ctx const& ctx, Level k) const {
-        return evalImpl(ctx, k, std::index_sequence_for<Args...>{});
+        return evalImpl<Base>(ctx, k, std::index_sequence_for<Args...>{});
     }
 
-    // The value of argument I at level kk, from its buffer or recomputed.
-    template <std::size_t I, class Ctx>
+    // The value of argument I at level kk, from its buffer (the slot Base + childSlots + I of the context's plan) or
+    // recomputed.
+    template <std::size_t I, std::size_t Base, class Ctx>
     STRATA_HD auto arg(Ctx const& ctx, Level kk) const {
         using A = detail::PackElement<I, Args...>;
         using V = typename A::Value;
         if constexpr (readsBuffer<A, Ctx>) {
-            BufferInfo const& b = buf[I];
+            BufferInfo const& b = ctx.buffers[Base + childSlots + I];
             int32_t const start = static_cast<int32_t>(ctx.k0) + b.lo;
             uint32_t const first = start > 0 ? static_cast<uint32_t>(start) : 0u;
             return static_cast<V>(ctx.template span<V>(b.offset, b.capacity)[kk - first]);
         } else {
-            return detail::get<I>(args).eval(ctx, kk);
+            return detail::evalAt<Base + detail::slotsBefore<I, Args...>>(detail::get<I>(args), ctx, kk);
         }
     }
 
@@ -149,31 +164,33 @@ struct StencilNode : ExprTag {
         forEachLeafImpl(g, std::index_sequence_for<Args...>{});
     }
 
-    template <class P>
-    void plan(P& p, int32_t lo, int32_t hi) {
-        planImpl(p, lo, hi, std::index_sequence_for<Args...>{});
+    // visitor.template argument<A>(slot, lo, hi) for every argument A (its levels read: tile start + lo to tile
+    // end - 1 + hi), parents before children.
+    template <std::size_t Base, class V>
+    void walk(V& visitor, int32_t lo, int32_t hi) const {
+        walkImpl<Base>(visitor, lo, hi, std::index_sequence_for<Args...>{});
     }
 
-    template <int D, class B>
+    template <int D, std::size_t Base, class B>
     STRATA_HD void stage(B const& b) const {
         if constexpr (D == depth) {
-            stageImpl(b, std::index_sequence_for<Args...>{});
+            stageImpl<Base>(b, std::index_sequence_for<Args...>{});
         } else if constexpr (D < depth) {
-            stageChildren<D>(b, std::index_sequence_for<Args...>{});
+            stageChildren<D, Base>(b, std::index_sequence_for<Args...>{});
         }
     }
 
 private:
-    template <std::size_t I, class Ctx>
+    template <std::size_t I, std::size_t Base, class Ctx>
     struct Access {
         StencilNode const* node;
         Ctx const* ctx;
-        STRATA_HD auto operator()(Level kk) const { return node->template arg<I>(*ctx, kk); }
+        STRATA_HD auto operator()(Level kk) const { return node->template arg<I, Base>(*ctx, kk); }
     };
 
-    template <class Ctx, std::size_t... I>
+    template <std::size_t Base, class Ctx, std::size_t... I>
     STRATA_HD Value evalImpl(Ctx const& ctx, Level k, std::index_sequence<I...>) const {
-        return static_cast<Value>(op.apply(ctx, k, Access<I, Ctx>{this, &ctx}...));
+        return static_cast<Value>(op.apply(ctx, k, Access<I, Base, Ctx>{this, &ctx}...));
     }
 
     template <class G, std::size_t... I>
@@ -181,36 +198,29 @@ private:
         (detail::get<I>(args).forEachLeaf(g), ...);
     }
 
-    template <class P, std::size_t... I>
-    void planImpl(P& p, int32_t lo, int32_t hi, std::index_sequence<I...>) {
-        (planArg<I>(p, lo, hi), ...);
+    template <std::size_t Base, class V, std::size_t... I>
+    void walkImpl(V& visitor, int32_t lo, int32_t hi, std::index_sequence<I...>) const {
+        (walkArg<I, Base>(visitor, lo, hi), ...);
     }
-    template <std::size_t I, class P>
-    void planArg(P& p, int32_t lo, int32_t hi) {
+    template <std::size_t I, std::size_t Base, class V>
+    void walkArg(V& visitor, int32_t lo, int32_t hi) const {
         using A = detail::PackElement<I, Args...>;
         constexpr Footprint fp = Op::template footprint<I>();
         int32_t const argLo = lo + fp.lo, argHi = hi + fp.hi;
-        if constexpr (isBuffered<A>) {
-            if (!(p.stageStencilFree ? stagedArg<A, true> : stagedArg<A, false>)) {
-                buf[I] = BufferInfo{}; // read where used (see stagedArg)
-            } else {
-                auto const capacity = static_cast<uint32_t>(static_cast<int32_t>(p.tileLen) + argHi - argLo);
-                buf[I] = BufferInfo{p.allocate(sizeof(typename A::Value), capacity), capacity, argLo, argHi};
-            }
-        }
-        detail::get<I>(args).plan(p, argLo, argHi);
+        visitor.template argument<A>(Base + childSlots + I, argLo, argHi);
+        detail::walkAt<Base + detail::slotsBefore<I, Args...>>(detail::get<I>(args), visitor, argLo, argHi);
     }
 
-    template <class B, std::size_t... I>
+    template <std::size_t Base, class B, std::size_t... I>
     STRATA_HD void stageImpl(B const& b, std::index_sequence<I...>) const {
-        (stageArg<I>(b), ...);
+        (stageArg<I, Base>(b), ...);
     }
-    template <std::size_t I, class B>
+    template <std::size_t I, std::size_t Base, class B>
     STRATA_HD void stageArg(B const& b) const {
         using A = detail::PackElement<I, Args...>;
         if constexpr (stagedArg<A, B::stageStencilFree>) {
             using V = typename A::Value;
-            BufferInfo const info = buf[I];
+            BufferInfo const info = b.buffers[Base + childSlots + I];
             auto const levels = static_cast<int32_t>(A::Stagger::levels(b.grid.n()));
             int32_t const s0 = static_cast<int32_t>(b.k0) + info.lo;
             int32_t const e0 = static_cast<int32_t>(b.k1) - 1 + info.hi;
@@ -224,19 +234,20 @@ private:
                 [&](uint32_t c, uint32_t i, auto interior) {
                     auto const ctx = b.template ctx<decltype(interior)::value>(c);
                     Level const kk = static_cast<Level>(s) + i;
-                    ctx.template span<V>(info.offset, info.capacity)[i] = a.eval(ctx, kk);
+                    ctx.template span<V>(info.offset, info.capacity)[i] =
+                        detail::evalAt<Base + detail::slotsBefore<I, Args...>>(a, ctx, kk);
                 });
         }
     }
-    template <int D, class B, std::size_t... I>
+    template <int D, std::size_t Base, class B, std::size_t... I>
     STRATA_HD void stageChildren(B const& b, std::index_sequence<I...>) const {
-        (detail::get<I>(args).template stage<D>(b), ...);
+        (detail::stageAt<D, Base + detail::slotsBefore<I, Args...>>(detail::get<I>(args), b), ...);
     }
 };
 
 template <class Op, class... Args>
 StencilNode<Op, Args...> makeStencil(Op const& op, Args const&... args) {
-    return {{}, op, detail::makeTuple(args...), {}};
+    return {{}, op, detail::makeTuple(args...)};
 }
 
 } // namespace strata::ops

@@ -5,6 +5,7 @@
 #include "core/backend.hpp"
 #include "core/lockstep.hpp"
 #include "operators/field.hpp"
+#include "operators/stencil_node.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -89,7 +90,8 @@ STRATA_HD void store(D& slot, T value) {
 }
 
 // One destination of a kernel: dest = expr, or dest += expr (Add); `perColumn` is the expression's shared bytes per
-// column (Shmem). A kernel takes one or several targets of the same columns (evaluate, evaluateFused).
+// column and `buffers` their layout (Shmem). A kernel takes one or several targets of the same columns (evaluate,
+// evaluateFused).
 template <bool Add, class E, class T, class S>
 struct Target {
     static constexpr bool add = Add;
@@ -97,6 +99,7 @@ struct Target {
     E expr;
     FieldView<T, S> dest;
     uint32_t perColumn;
+    BufferPlan<E::slots> buffers; // Shmem: the layout of expr's buffers (unused by Direct)
 };
 
 } // namespace detail

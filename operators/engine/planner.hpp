@@ -15,6 +15,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 namespace strata::ops {
 
@@ -65,14 +66,43 @@ struct EvalPlan {
 
 namespace detail {
 
+// The Shmem engine's buffer plan of one expression, laid out by a visitor over its tree (StencilNode::walk): each
+// argument that the kernels stage (stagedArg) gets `tileLen + hi - lo` values at the next 16-byte boundary of the
+// column's shared region, in the order of the walk (parents before children).
+struct BufferLayout {
+    uint32_t tileLen = 0;
+    bool stageStencilFree = true; // every stencil-free argument gets a buffer (else only those that divide)
+    BufferInfo* slots = nullptr;  // where to write the layout (null: only count the bytes)
+    uint32_t bytes = 0;
+    uint32_t buffers = 0;
+
+    template <class A>
+    void argument(std::size_t slot, int32_t lo, int32_t hi) {
+        if constexpr (isBuffered<A>) {
+            if (!(stageStencilFree ? stagedArg<A, true> : stagedArg<A, false>)) return; // read where used
+            auto const capacity = static_cast<uint32_t>(static_cast<int32_t>(tileLen) + hi - lo);
+            uint32_t const offset = (bytes + 15u) / 16u * 16u;
+            bytes = offset + static_cast<uint32_t>(sizeof(typename A::Value)) * capacity;
+            ++buffers;
+            if (slots) slots[slot] = BufferInfo{offset, capacity, lo, hi};
+        }
+    }
+};
+
+// The shared bytes per column of expr's buffers for a tile of `tileLevels` levels; with `layout`, their layout too.
 template <class E>
-uint32_t sharedBytesPerColumn(E expr, bool stageStencilFree, uint32_t tileLevels, uint32_t* buffers = nullptr) {
-    PlanState p;
-    p.tileLen = tileLevels;
-    p.stageStencilFree = stageStencilFree;
-    expr.plan(p, 0, 0);
-    if (buffers) *buffers = p.buffers;
-    return (p.bytes + 15u) / 16u * 16u;
+uint32_t sharedBytesPerColumn(E const& expr, bool stageStencilFree, uint32_t tileLevels, uint32_t* buffers = nullptr,
+                              BufferPlan<E::slots>* layout = nullptr) {
+    BufferLayout v;
+    v.tileLen = tileLevels;
+    v.stageStencilFree = stageStencilFree;
+    if (layout) {
+        *layout = BufferPlan<E::slots>{};
+        v.slots = layout->slot;
+    }
+    detail::walkAt<0>(expr, v, 0, 0);
+    if (buffers) *buffers = v.buffers;
+    return (v.bytes + 15u) / 16u * 16u;
 }
 
 template <class Backend>
@@ -141,10 +171,10 @@ private:
 };
 
 // The plan for Shmem when `wantShmem` (the longest tile that fits; with `required`, strata::Error when not even one
-// level fits, else Direct), for Direct otherwise. Lays out the Shmem buffers in `expr`.
+// level fits, else Direct), for Direct otherwise. Lays out the Shmem buffers of `expr` in `layout`.
 template <class Backend, class E>
-EvalPlan planFor(Backend const& backend, E& expr, uint32_t columns, uint32_t levels, bool wantShmem, bool required,
-                 EngineOptions const& options) {
+EvalPlan planFor(Backend const& backend, E const& expr, BufferPlan<E::slots>& layout, uint32_t columns, uint32_t levels,
+                 bool wantShmem, bool required, EngineOptions const& options) {
     (void)backend;
     EvalPlan plan;
     plan.depth = E::depth;
@@ -177,7 +207,7 @@ EvalPlan planFor(Backend const& backend, E& expr, uint32_t columns, uint32_t lev
             wantShmem = false;
         } else {
             uint32_t buffers = 0;
-            uint32_t const perColumn = detail::sharedBytesPerColumn(expr, stageStencilFree, tile, &buffers);
+            uint32_t const perColumn = detail::sharedBytesPerColumn(expr, stageStencilFree, tile, &buffers, &layout);
             uint32_t cpb = std::max<uint32_t>(1, detail::engineBlockDomSize / tile);
             if (perColumn > 0) cpb = std::min<uint32_t>(cpb, static_cast<uint32_t>(limit / perColumn));
             cpb = std::max<uint32_t>(1, std::min(cpb, columns));
@@ -190,10 +220,6 @@ EvalPlan planFor(Backend const& backend, E& expr, uint32_t columns, uint32_t lev
             plan.sharedBytes = perColumn * cpb;
             uint32_t const tasks = (columns + cpb - 1) / cpb * plan.tiles;
             plan.blocks = std::min(tasks, Backend::maxGridBlocks);
-            PlanState p;
-            p.tileLen = tile;
-            p.stageStencilFree = stageStencilFree;
-            expr.plan(p, 0, 0); // the real layout, kept in the expression the kernel receives
         }
     }
     if (!wantShmem) {
@@ -213,12 +239,19 @@ inline constexpr uint32_t fusedPointsPerBlock = 32768;
 // The plan of one or several targets in one kernel. One target: planFor's plan (tiles allowed). Several: each
 // expression planned for its own destination, the whole column of every destination in one tile (`fused` false when
 // a Shmem plan would need tiles: the caller then evaluates the targets one by one), the fewest columns per block any
-// target allows, the largest buffers any target needs. `perColumn[t]`: target t's shared bytes per column.
+// target allows, the largest buffers any target needs. `perColumn[t]`: target t's shared bytes per column; `layouts`:
+// each target's buffer plan, as the kernel receives it.
 template <class Backend, class... Es>
 EvalPlan planTargets(Backend const& backend, uint32_t columns, uint32_t const* levels, bool wantShmem, bool required,
-                     EngineOptions const& options, bool* fused, uint32_t* perColumn, Es&... exprs) {
-    std::size_t i = 0;
-    EvalPlan const each[] = {planFor(backend, exprs, columns, levels[i++], wantShmem, required, options)...};
+                     EngineOptions const& options, bool* fused, uint32_t* perColumn, std::tuple<Es...> const& exprs,
+                     std::tuple<BufferPlan<Es::slots>...>& layouts) {
+    EvalPlan each[sizeof...(Es)];
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((each[I] = planFor(backend, std::get<I>(exprs), std::get<I>(layouts), columns, levels[I], wantShmem, required,
+                            options)),
+         ...);
+    }
+    (std::index_sequence_for<Es...>{});
     *fused = true;
     for (std::size_t t = 0; t < sizeof...(Es); ++t)
         perColumn[t] = each[t].engine == Engine::Shmem ? each[t].sharedBytesPerColumn : 0u;
@@ -266,14 +299,16 @@ EvalPlan planTargets(Backend const& backend, uint32_t columns, uint32_t const* l
 
 } // namespace detail
 
-// Plans the evaluation of `expr` into a destination of `columns` x `levels`, and lays out its buffers. Auto here is
-// the planner's rule (evaluate's timed choice on Serial and OpenMP picks between the plans of the two engines).
+// Plans the evaluation of `expr` into a destination of `columns` x `levels` (for logs and benchmarks: evaluate
+// plans again). Auto here is the planner's rule (evaluate's timed choice on Serial and OpenMP picks between the plans
+// of the two engines).
 template <class Backend, class E>
-EvalPlan planEvaluation(Backend const& backend, E& expr, uint32_t columns, uint32_t levels, Engine engine,
+EvalPlan planEvaluation(Backend const& backend, E const& expr, uint32_t columns, uint32_t levels, Engine engine,
                         EngineOptions const& options) {
     bool wantShmem = engine == Engine::Shmem;
     if (engine == Engine::Auto) wantShmem = E::depth >= 2 || (detail::isGpu<Backend> && E::depth >= 1);
-    return detail::planFor(backend, expr, columns, levels, wantShmem, engine == Engine::Shmem, options);
+    BufferPlan<E::slots> layout;
+    return detail::planFor(backend, expr, layout, columns, levels, wantShmem, engine == Engine::Shmem, options);
 }
 
 } // namespace strata::ops

@@ -24,6 +24,7 @@ struct ShmemCtx {
     uint32_t k0;
     W const* worker;
     std::byte* base;
+    BufferInfo const* buffers; // the engine's buffer plan of the expression (expr.hpp, "Buffer slots")
 
     template <class V>
     STRATA_HD auto span(uint32_t offset, uint32_t capacity) const {
@@ -40,10 +41,11 @@ struct BlockState {
     std::byte* smem;
     uint32_t perColumn;
     bool interiorLevels;
+    BufferInfo const* buffers;
 
     template <bool Interior = false>
     STRATA_HD ShmemCtx<W, Interior> ctx(uint32_t c) const {
-        return {grid, col0 + c, k0, worker, smem + c * perColumn};
+        return {grid, col0 + c, k0, worker, smem + c * perColumn, buffers};
     }
 
     // f(c, i, interior) for every column c of the block and i = 0..len-1 (level first + i of `levels`), spread over
@@ -105,7 +107,8 @@ private:
         uint32_t const k0 = tile * launch.tileLevels;
         uint32_t const k1 = min(k0 + launch.tileLevels, t.dest.levels);
         BlockState<W> const state{
-            &worker, grid, col0, ncols, k0, k1, worker.dynSharedBase(), t.perColumn, launch.interiorLevels};
+            &worker,       grid, col0, ncols, k0, k1, worker.dynSharedBase(), t.perColumn, launch.interiorLevels,
+            t.buffers.slot};
         stageFrom<1>(worker, t.expr, state);
         state.template forEachLevel<E::template shmemReach<BlockState<W>::stageStencilFree>>(
             k0, k1 - k0, t.dest.levels, [&](uint32_t c, uint32_t i, auto interior) {
@@ -128,7 +131,7 @@ private:
     template <int D, class W, class E, class B>
     STRATA_HD static void stageFrom(W const& worker, E const& expr, B const& state) {
         if constexpr (D <= E::depth) {
-            expr.template stage<D>(state);
+            detail::stageAt<D, 0>(expr, state);
             worker.sync();
             stageFrom<D + 1>(worker, expr, state);
         }

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <utility>
@@ -175,10 +176,10 @@ TEST_CASE(
 }
 
 TEST_CASE("the Shmem engine's interior margin counts only what it evaluates in place", "[operators][reads]") {
-    // From the footprints the operators declare (stencils.hpp): the flux-limited product {-2, 1} on a field, reach
-    // 0 + 2 + 1 = 3; the divergence {-1, 2} on the flux, 3 + 2 + 1 = 6, which Direct needs (it evaluates the flux in
-    // place; pointwise nodes add nothing). Under Shmem the flux is read from its buffer: only the divergence's own
-    // boundary margin, operatorBoundaryMargin, is left.
+    // From the margins and footprints the operators declare (stencils.hpp): the flux-limited product (margin 2) on
+    // two fields, which add nothing (no stencils, no boundary branches): reach 2; the divergence (margin 1, footprint
+    // {-1, 2}) on the flux, 2 + 2 + 1 = 5, which Direct needs (it evaluates the flux in place; pointwise nodes add
+    // nothing). Under Shmem the flux is read from its buffer: only the divergence's own margin, 1, is left.
     auto grid = std::make_shared<Grid const>(Grid::uniform(30, 3000.0));
     Field<double, Center> q(grid, 1, core::MemSpace::Host), rho(grid, 1, core::MemSpace::Host);
     Field<double, Face> w(grid, 1, core::MemSpace::Host);
@@ -186,14 +187,76 @@ TEST_CASE("the Shmem engine's interior margin counts only what it evaluates in p
     auto const limited = UpwindLimitedProductC2F{FirstOrderOneSided{}, FirstOrderOneSided{}};
     using Tendency = decltype(-(div(limited(w, q)) / rho));
     using Flux = decltype(limited(w, q));
-    STATIC_REQUIRE(Flux::reach == 3);
-    STATIC_REQUIRE(Tendency::reach == 6);
-    STATIC_REQUIRE(Tendency::template shmemReach<false> == operatorBoundaryMargin);
-    STATIC_REQUIRE(Tendency::template shmemReach<true> == operatorBoundaryMargin);
-    // The flux itself evaluates its field in place on the CPU (no division: not staged), and reads it from a buffer
-    // where stencil-free arguments are staged (a GPU).
-    STATIC_REQUIRE(Flux::template shmemReach<false> == Flux::reach);
-    STATIC_REQUIRE(Flux::template shmemReach<true> == operatorBoundaryMargin);
+    STATIC_REQUIRE(DivergenceF2C<>::boundaryMargin == 1);
+    STATIC_REQUIRE(UpwindLimitedProductC2F<>::boundaryMargin == 2);
+    STATIC_REQUIRE(Flux::reach == 2);
+    STATIC_REQUIRE(Tendency::reach == 5);
+    STATIC_REQUIRE(Tendency::template shmemReach<false> == 1);
+    STATIC_REQUIRE(Tendency::template shmemReach<true> == 1);
+    // The flux itself evaluates its fields in place on the CPU (no division: not staged), and reads them from
+    // buffers where stencil-free arguments are staged (a GPU): its own margin either way.
+    STATIC_REQUIRE(Flux::template shmemReach<false> == 2);
+    STATIC_REQUIRE(Flux::template shmemReach<true> == 2);
+    // Stencils under stencils still add their footprint: div(grad(div(grad(theta)))) with margins 1 and footprints
+    // {-1, 0} (grad) and {-1, 2} (div): grad 1; div 1 + 2 + 1 = 4; grad 4 + 1 + 1 = 6; div 6 + 2 + 1 = 9.
+    using Biharmonic = decltype(Trees{}.biharmonic());
+    STATIC_REQUIRE(Biharmonic::reach == 9);
+    STATIC_REQUIRE(Biharmonic::template shmemReach<false> == 1);
+}
+
+// Records the argument slots a tree shows the planner (StencilNode::walk), as the planner's BufferLayout sees them.
+struct SlotRecorder {
+    std::vector<std::size_t> slots;
+    template <class A>
+    void argument(std::size_t slot, int32_t, int32_t) {
+        slots.push_back(slot);
+    }
+};
+
+template <class E>
+void requireDistinctSlots(E const& expr) {
+    SlotRecorder r;
+    detail::walkAt<0>(expr, r, 0, 0);
+    REQUIRE(r.slots.size() == E::slots); // one slot per argument of every stencil node
+    std::vector<std::size_t> sorted = r.slots;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+        REQUIRE(sorted[i] == i); // each slot once, none outside the plan
+}
+
+TEST_CASE("the engine's buffer plan gives every stencil argument a slot of its own", "[operators][reads]") {
+    // The plan is the engine's (engine/planner.hpp); a node only numbers its arguments' slots: its subtrees' first,
+    // in argument order, then one per argument. div(interp(K) * grad(theta)): interp's K is slot 0, grad's theta
+    // slot 1, div's product slot 2.
+    Trees t;
+    using Diffusion = decltype(t.diffusion());
+    STATIC_REQUIRE(Diffusion::slots == 3);
+    STATIC_REQUIRE(decltype(t.biharmonic())::slots == 4);
+    requireDistinctSlots(t.diffusion());
+    requireDistinctSlots(t.biharmonic());
+    auto const grad = GradientC2F{SetValue{300.0}, SetGradient{0.0}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+    auto const k = t.kappa.leaf(), th = t.theta.leaf();
+    auto const depth4 = div(interp(k) * grad(div(interp(k) * grad(th)))) + div(grad(th)) * 2.0;
+    STATIC_REQUIRE(decltype(depth4)::slots == 8);
+    requireDistinctSlots(depth4);
+    // Slot 2 of the diffusion tree is the product under div. Laid out as the planner lays it out, its buffer holds
+    // the faces div's footprint {-1, 2} reads around the tile (lo -1, hi 2), and K's, one level lower still.
+    detail::BufferLayout layout;
+    BufferPlan<Diffusion::slots> plan;
+    layout.tileLen = Trees::n;
+    layout.stageStencilFree = true;
+    layout.slots = plan.slot;
+    detail::walkAt<0>(t.diffusion(), layout, 0, 0);
+    REQUIRE(layout.buffers == 3);
+    REQUIRE(plan.slot[2].capacity == Trees::n + 3);
+    REQUIRE(plan.slot[2].lo == -1);
+    REQUIRE(plan.slot[2].hi == 2);
+    REQUIRE(plan.slot[0].capacity == Trees::n + 4);
+    REQUIRE(plan.slot[0].lo == -2);
+    REQUIRE(plan.slot[2].offset == 0); // parents before children
+    REQUIRE(plan.slot[0].offset >= 8 * plan.slot[2].capacity);
 }
 
 TEST_CASE("read counts: tiled Shmem re-reads only the halos", "[operators][reads]") {
