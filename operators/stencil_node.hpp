@@ -39,23 +39,13 @@ struct BufferPlan {
     BufferInfo slot[N > 0 ? N : 1];
 };
 
-// No operator handles boundaries further than this many levels from either end of its output: an operator's contract
-// (docs/operators.md). Each states its own margin, `static constexpr int boundaryMargin` (Upwind3rdOrder and
-// UpwindLimited 2: faces 0, 1, n-1, n; the others 1: the first and last level); one that states none gets this.
+// Every operator handles boundaries only within this many levels of either end of its output (Upwind3rdOrder and
+// UpwindLimited: faces 0, 1, n-1, n; the others the first and last level): an operator's contract (docs/operators.md).
+// (A margin of 1 per operator where that suffices was tried: GCC 12 then left the divergence's interior level loop
+// under Shmem scalar, and the diffusion tree ran 1.2-1.3x slower; docs/performance.md.)
 inline constexpr int operatorBoundaryMargin = 2;
 
 namespace detail {
-template <class Op>
-constexpr int boundaryMarginOf() {
-    if constexpr (requires { Op::boundaryMargin; }) {
-        static_assert(Op::boundaryMargin >= 1 && Op::boundaryMargin <= operatorBoundaryMargin,
-                      "an operator's boundaryMargin is 1 or 2 (docs/operators.md)");
-        return Op::boundaryMargin;
-    } else {
-        return operatorBoundaryMargin;
-    }
-}
-
 // The margin an argument evaluated in place adds: its own reach, widened by the operator's footprint on it and by one
 // level (a staggering differs by one). An argument without stencils adds none: it has no boundary branches, and the
 // operator's own margin keeps the levels its interior formula reads inside the column.
@@ -67,7 +57,7 @@ constexpr int argReach(Footprint fp, int reach) {
 
 template <class Op, class... Args, std::size_t... I>
 constexpr int stencilReach(std::index_sequence<I...>) {
-    return maxOf({boundaryMarginOf<Op>(),
+    return maxOf({operatorBoundaryMargin,
                   argReach<PackElement<I, Args...>>(Op::template footprint<I>(), PackElement<I, Args...>::reach)...});
 }
 } // namespace detail
@@ -100,9 +90,9 @@ namespace detail {
 template <class Op, bool StageStencilFree, class... Args, std::size_t... I>
 constexpr int stencilShmemReach(std::index_sequence<I...>) {
     return maxOf(
-        {boundaryMarginOf<Op>(),
+        {operatorBoundaryMargin,
          (stagedArg<PackElement<I, Args...>, StageStencilFree>
-              ? boundaryMarginOf<Op>()
+              ? operatorBoundaryMargin
               : argReach<PackElement<I, Args...>>(Op::template footprint<I>(),
                                                   PackElement<I, Args...>::template shmemReach<StageStencilFree>))...});
 }

@@ -48,7 +48,6 @@ STRATA_HD V upwindProduct(V w, V xL, V xR) {
 template <class Bottom = NoBC, class Top = NoBC>
 struct InterpolateC2F {
     using Out = Face;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -97,7 +96,6 @@ InterpolateC2F(B, T) -> InterpolateC2F<B, T>;
 // Center value as the mean of its two faces (the center is their mid-point).
 struct InterpolateF2C {
     using Out = Center;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     template <std::size_t I>
     static constexpr Footprint footprint() {
         return {0, 1};
@@ -121,7 +119,6 @@ struct InterpolateF2C {
 template <class Bottom = NoBC, class Top = NoBC>
 struct LeftBiasedC2F {
     using Out = Face;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -152,7 +149,6 @@ LeftBiasedC2F(B) -> LeftBiasedC2F<B, NoBC>;
 template <class Bottom = NoBC, class Top = NoBC>
 struct RightBiasedC2F {
     using Out = Face;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -180,7 +176,6 @@ struct RightBiasedC2F {
 // Center k takes the face below it.
 struct LeftBiasedF2C {
     using Out = Center;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     template <std::size_t I>
     static constexpr Footprint footprint() {
         return {0, 0};
@@ -199,7 +194,6 @@ struct LeftBiasedF2C {
 // Center k takes the face above it.
 struct RightBiasedF2C {
     using Out = Center;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     template <std::size_t I>
     static constexpr Footprint footprint() {
         return {1, 1};
@@ -249,7 +243,6 @@ STRATA_HD auto differenceC2F(Bottom const& bottom, Top const& top, Ctx const& ct
 template <class Bottom = NoBC, class Top = NoBC>
 struct GradientC2F {
     using Out = Face;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -312,7 +305,6 @@ inline constexpr bool optionalValueBC = isNoBC<B> || isSetValue<B> || isExtrapol
 template <class Bottom = NoBC, class Top = NoBC>
 struct GradientF2C {
     using Out = Center;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -341,7 +333,6 @@ GradientF2C(B, T) -> GradientF2C<B, T>;
 template <class Bottom = NoBC, class Top = NoBC>
 struct DivergenceF2C {
     using Out = Center;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -370,7 +361,6 @@ DivergenceF2C(B, T) -> DivergenceF2C<B, T>;
 template <class Bottom = NoBC, class Top = NoBC>
 struct DivergenceC2F {
     using Out = Face;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -402,7 +392,6 @@ DivergenceC2F(B, T) -> DivergenceC2F<B, T>;
 template <class Bottom = NoBC, class Top = NoBC>
 struct UpwindBiasedProductC2F {
     using Out = Face;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -466,7 +455,6 @@ UpwindBiasedProductC2F(B, T) -> UpwindBiasedProductC2F<B, T>;
 template <class Bottom = NoBC, class Top = NoBC>
 struct Upwind3rdOrderBiasedProductC2F {
     using Out = Face;
-    static constexpr int boundaryMargin = 2; // faces 0, 1, n-1 and n
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -569,7 +557,6 @@ STRATA_HD V korenHalfSlope(V dm, V dp) {
 template <class Bottom = NoBC, class Top = NoBC>
 struct UpwindLimitedProductC2F {
     using Out = Face;
-    static constexpr int boundaryMargin = 2; // faces 0, 1, n-1 and n
     Bottom bottom{};
     Top top{};
     template <std::size_t I>
@@ -615,7 +602,6 @@ UpwindLimitedProductC2F(B, T) -> UpwindLimitedProductC2F<B, T>;
 template <class Bottom = NoBC, class Top = NoBC>
 struct AdvectionC2C {
     using Out = Center;
-    static constexpr int boundaryMargin = 1; // boundary branches, if any, at the first and last level only
     Bottom bottom{};
     Top top{};
     template <std::size_t I>

@@ -48,10 +48,12 @@
 // A mismatch throws strata::Error naming the function and the argument.
 //
 // Reproducibility. Each function is one lockstep kernel over all columns with one worker per column, which walks the
-// levels in the order above. (The definite integrals and the reductions -- columnIntegral, columnIntegralOf(s),
-// columnSum, columnMin, columnMax -- on backends with many workers per block first stage a tile of neighbouring
-// columns in shared memory, its workers reading neighbouring addresses; one worker per column then walks its column
-// from there in the same order: TiledColumnsBody.) A column's result is the same sequence of IEEE operations on every
+// levels in the order above. (On backends with many workers per block, columns of at most 256 levels go in tiles of
+// neighbouring columns in shared memory, its workers reading neighbouring addresses; one worker per column then walks
+// its column from there in the same order: TiledColumnsBody for the definite integrals and the reductions --
+// columnIntegral, columnIntegralOf(s), columnSum, columnMin, columnMax --, TiledScanBody for the running integrals
+// and hydrostaticPressure, whose workers also compute each level's term side by side and write the results back in
+// address order.) A column's result is the same sequence of IEEE operations on every
 // backend and worker count, hence bit-identical on Serial, OpenMP, Threads and Cuda (the build forbids FMA contraction;
 // tests/cuda/test_cuda_column.cu checks Cuda on a device) -- except hydrostaticPressure on Cuda, whose exp is accurate
 // to 1 ulp but not always rounded as the host's is.
@@ -115,6 +117,24 @@ void launchTiledColumns(Backend const& backend, uint32_t columns, uint32_t level
         }
     }
     launchColumns(backend, columns, chain);
+}
+
+// Running sums and products (a scan body, integral_kernels.hpp): in tiles where a block has many workers and a tile
+// holds a column (TiledScanBody: coalesced on a GPU, the exp of hydrostatic pressure off the column's chain), else one
+// worker per column. The same bits either way.
+template <class T, class Backend, class Body>
+void launchTiledScan(Backend const& backend, uint32_t columns, uint32_t levels, Body const& body) {
+    if constexpr (!Backend::oneWorkerPerBlock) {
+        uint32_t const tileColumns = columnTileColumns(levels);
+        if (tileColumns > 0 && columns > 0) {
+            threaded::threaded(
+                backend, threaded::independent((columns + tileColumns - 1) / tileColumns),
+                threaded::interdependent<columnTileItems>(threaded::sharedBytesFor<T, columnTileItems>(2)),
+                TiledScanBody<T, Body>{body, columns, levels, tileColumns});
+            return;
+        }
+    }
+    launchColumns(backend, columns, body);
 }
 
 template <Reduction R, class Backend, class T, class S>
@@ -264,8 +284,8 @@ void columnIntegralFromBottom(Backend const& backend, Field<T, Center> const& f,
     detail::requireColumnField<Backend>(where, "f", f, columns, cells);
     detail::requireColumnField<Backend>(where, "integral", integral, columns, cells);
     auto const start = detail::perColumnView<Backend>(where, "bottom", bottom, columns);
-    detail::launchColumns(
-        backend, columns,
+    detail::launchTiledScan<T>(
+        backend, columns, cells,
         detail::IntegralFromBottomBody<T>{f.view(), integral.view(), f.grid().view(Backend::memSpace), start});
 }
 
@@ -279,8 +299,8 @@ void columnIntegralFromTop(Backend const& backend, Field<T, Center> const& f, Fi
     detail::requireColumnField<Backend>(where, "f", f, columns, cells);
     detail::requireColumnField<Backend>(where, "integral", integral, columns, cells);
     auto const start = detail::perColumnView<Backend>(where, "top", top, columns);
-    detail::launchColumns(
-        backend, columns,
+    detail::launchTiledScan<T>(
+        backend, columns, cells,
         detail::IntegralFromTopBody<T>{f.view(), integral.view(), f.grid().view(Backend::memSpace), start});
 }
 
@@ -316,10 +336,10 @@ void hydrostaticPressure(Backend const& backend, Field<T, Center> const& tempera
     detail::requireColumnField<Backend>(where, "pCenter", pCenter, columns, cells);
     detail::requireDistinct(where, "pCenter", pCenter, "temperature", temperature);
     auto const ps = detail::perColumnView<Backend>(where, "surfacePressure", surfacePressure, columns);
-    detail::launchColumns(backend, columns,
-                          detail::HydrostaticPressureBody<T>{temperature.view(), pFace.view(), pCenter.view(),
-                                                             temperature.grid().view(Backend::memSpace), ps, gravity,
-                                                             gasConstant});
+    detail::launchTiledScan<T>(backend, columns, cells,
+                               detail::HydrostaticPressureBody<T>{temperature.view(), pFace.view(), pCenter.view(),
+                                                                  temperature.grid().view(Backend::memSpace), ps,
+                                                                  gravity, gasConstant});
 }
 
 } // namespace strata::ops

@@ -223,40 +223,47 @@ TEMPLATE_TEST_CASE("column sum, min and max match host loops on Center and Face 
     }
 }
 
+// Levels 30 (8 columns a tile on Threads: 300 columns end in a partial tile of 4), 113 (2 a tile), 256 (1 a tile) and
+// 300 (deeper than a tile: one worker per column). On Threads the running integrals and hydrostatic pressure go
+// through TiledScanBody (terms side by side, the recurrence in shared memory, the results written back), whose
+// shared accesses the checker watches; everything must have Serial's bits.
 TEST_CASE("column integrals are bit-identical on Serial, OpenMP and Threads with 7 and 32 workers",
           "[column][integrals][bfb]") {
-    auto grid = stretchedGrid(113);
-    uint32_t const cols = 300; // more than one block of the column loop
-    std::mt19937_64 rng(7);
-    std::uniform_real_distribution<double> value(200.0, 300.0);
-    Field<double, Center> f(grid, cols, host);
-    for (uint32_t c = 0; c < cols; ++c)
-        for (double& v : f.column(c))
-            v = value(rng);
-
-    auto run = [&](auto const& backend) {
-        std::vector<double> out;
-        Field<double, Face> up(grid, cols, host), down(grid, cols, host), pFace(grid, cols, host);
-        Field<double, Center> pCenter(grid, cols, host);
-        core::Buffer<double> total(cols, host), sum(cols, host);
-        columnIntegral(backend, f, total);
-        columnIntegralFromBottom(backend, f, up, 1.0);
-        columnIntegralFromTop(backend, f, down, -1.0);
-        columnSum(backend, f, sum);
-        hydrostaticPressure(backend, f, 1e5, 9.81, 287.0, pFace, pCenter);
-        for (auto const* field : {&up, &down, &pFace})
-            for (uint32_t c = 0; c < cols; ++c)
-                out.insert(out.end(), field->column(c).begin(), field->column(c).end());
+    for (uint32_t const levels : {30u, 113u, 256u, 300u}) {
+        INFO(levels << " levels");
+        auto grid = stretchedGrid(levels);
+        uint32_t const cols = 300; // more than one block of the column loop
+        std::mt19937_64 rng(7);
+        std::uniform_real_distribution<double> value(200.0, 300.0);
+        Field<double, Center> f(grid, cols, host);
         for (uint32_t c = 0; c < cols; ++c)
-            out.insert(out.end(), pCenter.column(c).begin(), pCenter.column(c).end());
-        out.insert(out.end(), total.host().begin(), total.host().end());
-        out.insert(out.end(), sum.host().begin(), sum.host().end());
-        return out;
-    };
-    auto const reference = run(core::Serial{});
-    for (auto const& other : {run(core::OpenMP{}), run(core::Threads{7, true}), run(core::Threads{32, true})}) {
-        REQUIRE(other.size() == reference.size());
-        REQUIRE(std::memcmp(other.data(), reference.data(), reference.size() * sizeof(double)) == 0);
+            for (double& v : f.column(c))
+                v = value(rng);
+
+        auto run = [&](auto const& backend) {
+            std::vector<double> out;
+            Field<double, Face> up(grid, cols, host), down(grid, cols, host), pFace(grid, cols, host);
+            Field<double, Center> pCenter(grid, cols, host);
+            core::Buffer<double> total(cols, host), sum(cols, host);
+            columnIntegral(backend, f, total);
+            columnIntegralFromBottom(backend, f, up, 1.0);
+            columnIntegralFromTop(backend, f, down, -1.0);
+            columnSum(backend, f, sum);
+            hydrostaticPressure(backend, f, 1e5, 9.81, 287.0, pFace, pCenter);
+            for (auto const* field : {&up, &down, &pFace})
+                for (uint32_t c = 0; c < cols; ++c)
+                    out.insert(out.end(), field->column(c).begin(), field->column(c).end());
+            for (uint32_t c = 0; c < cols; ++c)
+                out.insert(out.end(), pCenter.column(c).begin(), pCenter.column(c).end());
+            out.insert(out.end(), total.host().begin(), total.host().end());
+            out.insert(out.end(), sum.host().begin(), sum.host().end());
+            return out;
+        };
+        auto const reference = run(core::Serial{});
+        for (auto const& other : {run(core::OpenMP{}), run(core::Threads{7, true}), run(core::Threads{32, true})}) {
+            REQUIRE(other.size() == reference.size());
+            REQUIRE(std::memcmp(other.data(), reference.data(), reference.size() * sizeof(double)) == 0);
+        }
     }
 }
 

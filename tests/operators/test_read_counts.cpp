@@ -176,10 +176,10 @@ TEST_CASE(
 }
 
 TEST_CASE("the Shmem engine's interior margin counts only what it evaluates in place", "[operators][reads]") {
-    // From the margins and footprints the operators declare (stencils.hpp): the flux-limited product (margin 2) on
-    // two fields, which add nothing (no stencils, no boundary branches): reach 2; the divergence (margin 1, footprint
-    // {-1, 2}) on the flux, 2 + 2 + 1 = 5, which Direct needs (it evaluates the flux in place; pointwise nodes add
-    // nothing). Under Shmem the flux is read from its buffer: only the divergence's own margin, 1, is left.
+    // From the footprints the operators declare (stencils.hpp) and operatorBoundaryMargin (2): the flux-limited
+    // product on two fields, which add nothing (no stencils, no boundary branches): reach 2; the divergence
+    // (footprint {-1, 2}) on the flux, 2 + 2 + 1 = 5, which Direct needs (it evaluates the flux in place; pointwise
+    // nodes add nothing). Under Shmem the flux is read from its buffer: only the divergence's own margin is left.
     auto grid = std::make_shared<Grid const>(Grid::uniform(30, 3000.0));
     Field<double, Center> q(grid, 1, core::MemSpace::Host), rho(grid, 1, core::MemSpace::Host);
     Field<double, Face> w(grid, 1, core::MemSpace::Host);
@@ -187,21 +187,19 @@ TEST_CASE("the Shmem engine's interior margin counts only what it evaluates in p
     auto const limited = UpwindLimitedProductC2F{FirstOrderOneSided{}, FirstOrderOneSided{}};
     using Tendency = decltype(-(div(limited(w, q)) / rho));
     using Flux = decltype(limited(w, q));
-    STATIC_REQUIRE(DivergenceF2C<>::boundaryMargin == 1);
-    STATIC_REQUIRE(UpwindLimitedProductC2F<>::boundaryMargin == 2);
-    STATIC_REQUIRE(Flux::reach == 2);
+    STATIC_REQUIRE(Flux::reach == operatorBoundaryMargin);
     STATIC_REQUIRE(Tendency::reach == 5);
-    STATIC_REQUIRE(Tendency::template shmemReach<false> == 1);
-    STATIC_REQUIRE(Tendency::template shmemReach<true> == 1);
-    // The flux itself evaluates its fields in place on the CPU (no division: not staged), and reads them from
-    // buffers where stencil-free arguments are staged (a GPU): its own margin either way.
-    STATIC_REQUIRE(Flux::template shmemReach<false> == 2);
-    STATIC_REQUIRE(Flux::template shmemReach<true> == 2);
-    // Stencils under stencils still add their footprint: div(grad(div(grad(theta)))) with margins 1 and footprints
-    // {-1, 0} (grad) and {-1, 2} (div): grad 1; div 1 + 2 + 1 = 4; grad 4 + 1 + 1 = 6; div 6 + 2 + 1 = 9.
+    STATIC_REQUIRE(Tendency::template shmemReach<false> == operatorBoundaryMargin);
+    STATIC_REQUIRE(Tendency::template shmemReach<true> == operatorBoundaryMargin);
+    // The flux evaluates its fields in place on the CPU (no division: not staged), and reads them from buffers where
+    // stencil-free arguments are staged (a GPU): its own margin either way.
+    STATIC_REQUIRE(Flux::template shmemReach<false> == operatorBoundaryMargin);
+    STATIC_REQUIRE(Flux::template shmemReach<true> == operatorBoundaryMargin);
+    // Stencils under stencils add their footprint: div(grad(div(grad(theta)))), footprints {-1, 0} (grad) and
+    // {-1, 2} (div): grad 2; div 2 + 2 + 1 = 5; grad 5 + 1 + 1 = 7; div 7 + 2 + 1 = 10.
     using Biharmonic = decltype(Trees{}.biharmonic());
-    STATIC_REQUIRE(Biharmonic::reach == 9);
-    STATIC_REQUIRE(Biharmonic::template shmemReach<false> == 1);
+    STATIC_REQUIRE(Biharmonic::reach == 10);
+    STATIC_REQUIRE(Biharmonic::template shmemReach<false> == operatorBoundaryMargin);
 }
 
 // Records the argument slots a tree shows the planner (StencilNode::walk), as the planner's BufferLayout sees them.

@@ -48,6 +48,12 @@ struct ColumnIntegralBody {
     }
 };
 
+// A running (scan) body: operator()(col) walks a whole column (one worker per column). TiledScanBody (below) runs the
+// same arithmetic in three steps instead: stage(col, k, a, b, i) puts level k's terms in a[i] (and b[i]) -- any
+// worker, so the inputs are read in address order --, scan(col, a, b, base) runs the column's recurrence over its
+// terms a[base + k] in place (one worker per column, the levels in the body's order), and store(col, k, a, b, i)
+// writes level k's results from a[i], b[i] (address order again); storeEdge(col) writes the face value the
+// recurrence starts from. Each term is the product that operator() adds or multiplies by, so the bits are the same.
 template <class T>
 struct IntegralFromBottomBody {
     FieldView<T const, Center> f;
@@ -63,6 +69,24 @@ struct IntegralFromBottomBody {
             integral(col, k + 1) = sum;
         }
     }
+
+    template <class S>
+    STRATA_HD void stage(uint32_t col, uint32_t k, S const& a, S const&, uint32_t i) const {
+        a[i] = f(col, k) * static_cast<T>(grid.dzCenter[k]);
+    }
+    template <class S>
+    STRATA_HD void scan(uint32_t col, S const& a, S const&, uint32_t base) const {
+        T sum = bottom(col);
+        for (uint32_t k = 0; k < f.levels; ++k) {
+            sum += static_cast<T>(a[base + k]);
+            a[base + k] = sum;
+        }
+    }
+    template <class S>
+    STRATA_HD void store(uint32_t col, uint32_t k, S const& a, S const&, uint32_t i) const {
+        integral(col, k + 1) = static_cast<T>(a[i]);
+    }
+    STRATA_HD void storeEdge(uint32_t col) const { integral(col, 0) = bottom(col); }
 };
 
 template <class T>
@@ -80,6 +104,24 @@ struct IntegralFromTopBody {
             integral(col, k) = sum;
         }
     }
+
+    template <class S>
+    STRATA_HD void stage(uint32_t col, uint32_t k, S const& a, S const&, uint32_t i) const {
+        a[i] = f(col, k) * static_cast<T>(grid.dzCenter[k]);
+    }
+    template <class S>
+    STRATA_HD void scan(uint32_t col, S const& a, S const&, uint32_t base) const {
+        T sum = top(col);
+        for (uint32_t k = f.levels; k-- > 0;) {
+            sum += static_cast<T>(a[base + k]);
+            a[base + k] = sum;
+        }
+    }
+    template <class S>
+    STRATA_HD void store(uint32_t col, uint32_t k, S const& a, S const&, uint32_t i) const {
+        integral(col, k) = static_cast<T>(a[i]);
+    }
+    STRATA_HD void storeEdge(uint32_t col) const { integral(col, f.levels) = top(col); }
 };
 
 enum class Reduction { Sum, Min, Max };
@@ -225,6 +267,64 @@ struct HydrostaticPressureBody {
             p = p * std::exp(-(gravity * dz) / rt);
             pFace(col, k + 1) = p;
         }
+    }
+
+    // Tiled (see IntegralFromBottomBody): the two exp factors of every level are computed side by side, off the
+    // column's chain of multiplications; the chain then only multiplies.
+    template <class S>
+    STRATA_HD void stage(uint32_t col, uint32_t k, S const& a, S const& b, uint32_t i) const {
+        T const dz = static_cast<T>(grid.dzCenter[k]);
+        T const rt = gasConstant * temperature(col, k);
+        a[i] = std::exp(-(gravity * (dz / T(2))) / rt);
+        b[i] = std::exp(-(gravity * dz) / rt);
+    }
+    template <class S>
+    STRATA_HD void scan(uint32_t col, S const& a, S const& b, uint32_t base) const {
+        T p = surfacePressure(col);
+        for (uint32_t k = 0; k < temperature.levels; ++k) {
+            a[base + k] = p * static_cast<T>(a[base + k]); // pCenter
+            p = p * static_cast<T>(b[base + k]);
+            b[base + k] = p; // pFace at k + 1
+        }
+    }
+    template <class S>
+    STRATA_HD void store(uint32_t col, uint32_t k, S const& a, S const& b, uint32_t i) const {
+        pCenter(col, k) = static_cast<T>(a[i]);
+        pFace(col, k + 1) = static_cast<T>(b[i]);
+    }
+    STRATA_HD void storeEdge(uint32_t col) const { pFace(col, 0) = surfacePressure(col); }
+};
+
+// Running integrals and hydrostatic pressure in tiles, for backends with many workers per block, as TiledColumnsBody
+// does for the definite integrals: a block takes `tileColumns` neighbouring columns, its workers stage every level's
+// terms in address order (coalesced loads), one worker per column runs the recurrence in shared memory, and the
+// workers write the results back in address order (coalesced stores). Two shared arrays of columnTileItems values.
+template <class T, class Body>
+struct TiledScanBody {
+    Body body;
+    uint32_t columns;
+    uint32_t levels;
+    uint32_t tileColumns;
+
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t tile) const {
+        auto a = ctx.template staticSharedArray<T, columnTileItems>();
+        auto b = ctx.template staticSharedArray<T, columnTileItems>();
+        uint32_t const n = levels;
+        uint32_t const col0 = tile * tileColumns;
+        uint32_t const ncols = columns - col0 < tileColumns ? columns - col0 : tileColumns;
+        ctx.syncInterdependent([&](uint32_t i) {
+            if (i < ncols * n) body.stage(col0 + i / n, i % n, a, b, i);
+        });
+        ctx.syncInterdependent([&](uint32_t c) {
+            if (c < ncols) {
+                body.scan(col0 + c, a, b, c * n);
+                body.storeEdge(col0 + c);
+            }
+        });
+        ctx.syncInterdependent([&](uint32_t i) {
+            if (i < ncols * n) body.store(col0 + i / n, i % n, a, b, i);
+        });
     }
 };
 
