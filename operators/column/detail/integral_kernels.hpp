@@ -54,75 +54,61 @@ struct ColumnIntegralBody {
 // terms a[base + k] in place (one worker per column, the levels in the body's order), and store(col, k, a, b, i)
 // writes level k's results from a[i], b[i] (address order again); storeEdge(col) writes the face value the
 // recurrence starts from. Each term is the product that operator() adds or multiplies by, so the bits are the same.
-template <class T>
-struct IntegralFromBottomBody {
+// The running integral from the bottom (F[0] = start, F[k+1] = F[k] + f[k] dz[k]) or, FromTop, from the top
+// (F[n] = start, F[k] = F[k+1] + f[k] dz[k]).
+template <class T, bool FromTop>
+struct RunningIntegralBody {
     FieldView<T const, Center> f;
     FieldView<T, Face> integral;
     GridView grid;
-    PerColumnView<T> bottom;
+    PerColumnView<T> start;
+
+    STRATA_HD T term(uint32_t col, uint32_t k) const { return f(col, k) * static_cast<T>(grid.dzCenter[k]); }
 
     STRATA_HD void operator()(uint32_t col) const {
-        T sum = bottom(col);
-        integral(col, 0) = sum;
-        for (uint32_t k = 0; k < f.levels; ++k) {
-            sum += f(col, k) * static_cast<T>(grid.dzCenter[k]);
-            integral(col, k + 1) = sum;
-        }
+        T sum = start(col);
+        storeEdge(col);
+        forEachLevel([&](uint32_t k) {
+            sum += term(col, k);
+            integral(col, FromTop ? k : k + 1) = sum;
+        });
     }
 
     template <class S>
     STRATA_HD void stage(uint32_t col, uint32_t k, S const& a, S const&, uint32_t i) const {
-        a[i] = f(col, k) * static_cast<T>(grid.dzCenter[k]);
+        a[i] = term(col, k);
     }
     template <class S>
     STRATA_HD void scan(uint32_t col, S const& a, S const&, uint32_t base) const {
-        T sum = bottom(col);
-        for (uint32_t k = 0; k < f.levels; ++k) {
+        T sum = start(col);
+        forEachLevel([&](uint32_t k) {
             sum += static_cast<T>(a[base + k]);
             a[base + k] = sum;
-        }
+        });
     }
     template <class S>
     STRATA_HD void store(uint32_t col, uint32_t k, S const& a, S const&, uint32_t i) const {
-        integral(col, k + 1) = static_cast<T>(a[i]);
+        integral(col, FromTop ? k : k + 1) = static_cast<T>(a[i]);
     }
-    STRATA_HD void storeEdge(uint32_t col) const { integral(col, 0) = bottom(col); }
-};
+    STRATA_HD void storeEdge(uint32_t col) const { integral(col, FromTop ? f.levels : 0u) = start(col); }
 
+private:
+    // g(k) for the levels in the order of the integral: upward from the bottom, downward from the top.
+    template <class G>
+    STRATA_HD void forEachLevel(G const& g) const {
+        if constexpr (FromTop) {
+            for (uint32_t k = f.levels; k-- > 0;)
+                g(k);
+        } else {
+            for (uint32_t k = 0; k < f.levels; ++k)
+                g(k);
+        }
+    }
+};
 template <class T>
-struct IntegralFromTopBody {
-    FieldView<T const, Center> f;
-    FieldView<T, Face> integral;
-    GridView grid;
-    PerColumnView<T> top;
-
-    STRATA_HD void operator()(uint32_t col) const {
-        T sum = top(col);
-        integral(col, f.levels) = sum;
-        for (uint32_t k = f.levels; k-- > 0;) {
-            sum += f(col, k) * static_cast<T>(grid.dzCenter[k]);
-            integral(col, k) = sum;
-        }
-    }
-
-    template <class S>
-    STRATA_HD void stage(uint32_t col, uint32_t k, S const& a, S const&, uint32_t i) const {
-        a[i] = f(col, k) * static_cast<T>(grid.dzCenter[k]);
-    }
-    template <class S>
-    STRATA_HD void scan(uint32_t col, S const& a, S const&, uint32_t base) const {
-        T sum = top(col);
-        for (uint32_t k = f.levels; k-- > 0;) {
-            sum += static_cast<T>(a[base + k]);
-            a[base + k] = sum;
-        }
-    }
-    template <class S>
-    STRATA_HD void store(uint32_t col, uint32_t k, S const& a, S const&, uint32_t i) const {
-        integral(col, k) = static_cast<T>(a[i]);
-    }
-    STRATA_HD void storeEdge(uint32_t col) const { integral(col, f.levels) = top(col); }
-};
+using IntegralFromBottomBody = RunningIntegralBody<T, false>;
+template <class T>
+using IntegralFromTopBody = RunningIntegralBody<T, true>;
 
 enum class Reduction { Sum, Min, Max };
 
