@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -239,6 +240,17 @@ TEST_CASE("the engine's buffer plan gives every stencil argument a slot of its o
     auto const depth4 = div(interp(k) * grad(div(interp(k) * grad(th)))) + div(grad(th)) * 2.0;
     STATIC_REQUIRE(decltype(depth4)::slots == 8);
     requireDistinctSlots(depth4);
+    // The kernels read the slots that walk shows the planner: on Threads (which stages every field) Shmem must give
+    // Direct's bits for a tree with two stencil children under one pointwise node, and a scalar argument.
+    Field<double, Center> direct(t.grid, Trees::columns, core::MemSpace::Host),
+        staged(t.grid, Trees::columns, core::MemSpace::Host);
+    evaluate(core::Serial{}, direct, depth4, Engine::Direct);
+    evaluate(core::Threads{7, true}, staged, depth4, Engine::Shmem);
+    for (uint32_t c = 0; c < Trees::columns; ++c)
+        for (uint32_t k = 0; k < Trees::n; ++k) {
+            INFO("column " << c << " level " << k);
+            REQUIRE(std::memcmp(&staged.at(c, k), &direct.at(c, k), sizeof(double)) == 0);
+        }
     // Slot 2 of the diffusion tree is the product under div. Laid out as the planner lays it out, its buffer holds
     // the faces div's footprint {-1, 2} reads around the tile (lo -1, hi 2), and K's, one level lower still.
     detail::BufferLayout layout;
