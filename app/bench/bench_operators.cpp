@@ -2,24 +2,16 @@
 // about 2^23 points (64 MiB per field, twice the 32 MiB L3; columns = 2^23 / levels), so that no field stays in cache
 // from one pass to the next.
 //   operators/<backend>/<expression>/<variant>/<levels>
-//     expression  grad        grad(theta)                                         depth 1, Center -> Face
-//                 div_grad    div(grad(theta))                                    depth 2
-//                 diffusion   div(interp(K) * grad(theta))                        depth 2 (vertical diffusion)
-//                 advection   div(w * upwind3(w, q))                              depth 2 (flux-form advection)
-//                 depth4      div(interp(K) * grad0(div(interp(K) * grad(theta))))  depth 4 (nested diffusion)
+//     expression  grad, div_grad, diffusion, advection, depth4: bench_expressions.hpp (their trees, boundary
+//                 conditions and byte model); bench_cuda.cu runs the same expressions on the GPU
 //     variant     direct | shmem | auto (ops::evaluate with that engine), hand (plain C++ loops over columns and
 //                 levels, the same boundary conditions and the same arithmetic in the same order: the practical limit
 //                 of a fused loop; OpenMP: `omp parallel for` over columns), kokkos (diffusion on Serial only, when
 //                 the build found Kokkos: the same tree as a Kokkos TeamPolicy with team scratch, bench_kokkos.cpp)
 //     levels      16, 32, 64, 128, 256, 1024
-// Boundary conditions: grad = GradientC2F{SetValue 300, SetGradient 0}, grad0 = GradientC2F{SetGradient 0,
-// SetGradient 0}, interp = InterpolateC2F{Extrapolate, Extrapolate}, div = DivergenceF2C{SetValue 0, SetValue 0},
-// upwind3 = Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided, ThirdOrderOneSided}.
 // Every result is compared bit for bit with the hand-written loop after the timed loop (an error if it differs).
-// Minimum bytes per column of n levels (inputs read once, output written once, 8 bytes a value; the grid's spacing
-// arrays are not counted): grad 8 (2n + 1), div_grad 16 n, diffusion 24 n, advection 8 (3n + 1) (w has n + 1 faces),
-// depth4 24 n. A level update is one output value.
 #include "app/bench/bench_common.hpp"
+#include "app/bench/bench_expressions.hpp"
 #include "operators/operators.hpp"
 #if defined(STRATA_BENCH_KOKKOS)
 #include "app/bench/bench_kokkos.hpp"
@@ -40,19 +32,9 @@ using namespace strata::ops;
 
 constexpr uint32_t targetPoints = 1u << 23;
 
-enum class Expr { Grad, DivGrad, Diffusion, Advection, Depth4 };
+using bench::Expr;
 enum class Variant { Direct, Shmem, Auto, Hand, Kokkos };
 
-char const* exprName(Expr e) {
-    switch (e) {
-    case Expr::Grad: return "grad";
-    case Expr::DivGrad: return "div_grad";
-    case Expr::Diffusion: return "diffusion";
-    case Expr::Advection: return "advection";
-    case Expr::Depth4: return "depth4";
-    }
-    return "?";
-}
 char const* variantName(Variant v) {
     switch (v) {
     case Variant::Direct: return "direct";
@@ -63,7 +45,6 @@ char const* variantName(Variant v) {
     }
     return "?";
 }
-int exprDepth(Expr e) { return e == Expr::Grad ? 1 : e == Expr::Depth4 ? 4 : 2; }
 
 // The fields of one level count, kept while consecutive benchmarks use the same level count (they are registered
 // level count first).
@@ -78,17 +59,8 @@ struct Data {
           q(grid, cols, core::MemSpace::Host), outC(grid, cols, core::MemSpace::Host),
           refC(grid, cols, core::MemSpace::Host), w(grid, cols, core::MemSpace::Host),
           outF(grid, cols, core::MemSpace::Host), refF(grid, cols, core::MemSpace::Host) {
-        for (uint32_t c = 0; c < cols; ++c) {
-            double const phase = 0.001 * (c % 997);
-            for (uint32_t k = 0; k < n; ++k) {
-                double const z = static_cast<double>(k) / n;
-                theta.at(c, k) = 300.0 + 30.0 * z + std::sin(6.0 * z + phase);
-                kappa.at(c, k) = 1.0 + 4.0 * std::exp(-4.0 * z) + phase;
-                q.at(c, k) = 0.01 * std::exp(-3.0 * z) + 0.001 * std::cos(9.0 * z + phase);
-            }
-            for (uint32_t k = 0; k <= n; ++k) // changes sign inside the column: both upwind branches run
-                w.at(c, k) = std::sin(3.0 * static_cast<double>(k) / n + phase) - 0.4;
-        }
+        for (uint32_t c = 0; c < cols; ++c)
+            bench::fillColumn(c, n, theta, kappa, q, w);
     }
 };
 
@@ -99,26 +71,6 @@ Data& dataFor(uint32_t levels) {
         data = std::make_unique<Data>(levels, std::max<uint32_t>(1, targetPoints / levels));
     }
     return *data;
-}
-
-auto const grad = GradientC2F{SetValue{300.0}, SetGradient{0.0}};
-auto const grad0 = GradientC2F{SetGradient{0.0}, SetGradient{0.0}};
-auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
-auto const divergence = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
-auto const upwind3 = Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided{}, ThirdOrderOneSided{}};
-
-template <class Backend>
-EvalPlan evaluateExpr(Backend const& backend, Data& d, Expr e, Engine engine) {
-    switch (e) {
-    case Expr::Grad: return evaluate(backend, d.outF, grad(d.theta), engine);
-    case Expr::DivGrad: return evaluate(backend, d.outC, divergence(grad(d.theta)), engine);
-    case Expr::Diffusion: return evaluate(backend, d.outC, divergence(interp(d.kappa) * grad(d.theta)), engine);
-    case Expr::Advection: return evaluate(backend, d.outC, divergence(d.w * upwind3(d.w, d.q)), engine);
-    case Expr::Depth4:
-        return evaluate(backend, d.outC,
-                        divergence(interp(d.kappa) * grad0(divergence(interp(d.kappa) * grad(d.theta)))), engine);
-    }
-    return {};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -262,7 +214,7 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels) {
             runKokkos(d);
 #endif
         else
-            plan = evaluateExpr(backend, d, e, engine);
+            plan = bench::evaluateExpr(backend, d, e, engine);
         benchmark::ClobberMemory();
     }
     runHand<parallel>(d, e, true);
@@ -270,21 +222,11 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels) {
     if (!same) state.SkipWithError("result differs from the hand-written loop");
 
     double const n = levels, cols = d.columns;
-    double outLevels = n, bytesPerColumn = 0;
-    switch (e) {
-    case Expr::Grad:
-        outLevels = n + 1;
-        bytesPerColumn = 8 * (2 * n + 1);
-        break;
-    case Expr::DivGrad: bytesPerColumn = 16 * n; break;
-    case Expr::Diffusion: bytesPerColumn = 24 * n; break;
-    case Expr::Advection: bytesPerColumn = 8 * (3 * n + 1); break;
-    case Expr::Depth4: bytesPerColumn = 24 * n; break;
-    }
-    bench::reportThroughput<Backend>(state, outLevels * cols, bytesPerColumn * cols);
+    bench::reportThroughput<Backend>(state, bench::exprOutputLevels(e, n) * cols,
+                                     bench::exprBytesPerColumn(e, n) * cols);
     state.counters["levels"] = n;
     state.counters["columns"] = cols;
-    state.counters["depth"] = exprDepth(e);
+    state.counters["depth"] = bench::exprDepth(e);
 #if defined(STRATA_BENCH_KOKKOS)
     if (v == Variant::Kokkos) {
         state.SetLabel(std::string("Kokkos TeamPolicy + team scratch, ") + bench::kokkosExecutionSpace());
@@ -297,7 +239,7 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels) {
 int const registered = [] {
     for (uint32_t levels : {16u, 32u, 64u, 128u, 256u, 1024u}) {
         for (bool parallel : {false, true}) {
-            for (Expr e : {Expr::Grad, Expr::DivGrad, Expr::Diffusion, Expr::Advection, Expr::Depth4}) {
+            for (Expr e : bench::allExprs) {
                 for (Variant v : {Variant::Direct, Variant::Shmem, Variant::Auto, Variant::Hand, Variant::Kokkos}) {
 #if defined(STRATA_BENCH_KOKKOS)
                     if (v == Variant::Kokkos && (parallel || e != Expr::Diffusion)) continue;
@@ -305,7 +247,7 @@ int const registered = [] {
                     if (v == Variant::Kokkos) continue;
 #endif
                     std::string const name = std::string("operators/") + (parallel ? "openmp" : "serial") + "/" +
-                                             exprName(e) + "/" + variantName(v) + "/" + std::to_string(levels);
+                                             bench::exprName(e) + "/" + variantName(v) + "/" + std::to_string(levels);
                     if (parallel)
                         bench::add(name, [=](benchmark::State& s) { bmOperator<core::OpenMP>(s, e, v, levels); });
                     else
