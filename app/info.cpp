@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #if defined(_OPENMP)
@@ -33,7 +34,8 @@ void printInfo(std::ostream& out) {
     int len = 0;
     MPI_Get_library_version(lib, &len);
     std::string mpi(lib, static_cast<std::size_t>(len));
-    if (auto nl = mpi.find('\n'); nl != std::string::npos) mpi.resize(nl);
+    // Open MPI counts the terminating NUL in len: the first line only, without it
+    if (auto end = mpi.find_first_of(std::string_view("\n\0", 2)); end != std::string::npos) mpi.resize(end);
     out << "mpi library: " << mpi << "\n";
 }
 
