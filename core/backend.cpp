@@ -62,6 +62,17 @@ std::size_t sharedMemoryPerBlock(Cuda const& backend) {
     return 48 * 1024;
 }
 
+#if defined(STRATA_HAVE_CUDA)
+void synchronize(Cuda const&) { // the host thread's current device: the one its launches selected
+    cudaError_t const err = cudaDeviceSynchronize();
+    if (err == cudaSuccess) return;
+    (void)cudaGetLastError();
+    throw Error(cudaGetErrorString(err), "a kernel on the Cuda backend (synchronize)");
+}
+#else
+void synchronize(Cuda const&) {}
+#endif
+
 namespace detail {
 
 #if defined(STRATA_HAVE_CUDA)

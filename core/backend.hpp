@@ -82,4 +82,11 @@ int cudaDeviceCount(); // 0 when not compiled or no device is visible
 // Shared memory one block may use on the device (the opt-in maximum); 48 KiB when it cannot be asked.
 std::size_t sharedMemoryPerBlock(Cuda const& backend);
 
+// Waits until the work launched so far on the backend has finished (Cuda: the device's; a strata::Error names a kernel
+// failure). Kernels on the CPU backends have finished when their launch returns: nothing to wait for. For timers:
+// a host clock read after it counts the device's time.
+void synchronize(Cuda const& backend);
+template <class Backend>
+void synchronize(Backend const&) {}
+
 } // namespace strata::core

@@ -190,6 +190,9 @@ public:
         return out;
     }
     void resetProfile() { std::fill(m_profile.begin(), m_profile.end(), PartTotals{}); }
+    // On: each part of a step waits for the backend's work before and after it (core::synchronize), so that on a GPU
+    // profile() holds each part's device time, not the time of its launches.
+    void syncParts(bool on) { m_syncParts = on; }
 
     void step() {
         auto ctx = context();
@@ -200,10 +203,12 @@ public:
         uint64_t const stepLaunches = lockstep::launchCounter().load(std::memory_order_relaxed);
         uint64_t const stepTransfers = core::transferCounter().load(std::memory_order_relaxed);
         auto timed = [&](std::size_t part, auto&& work) {
+            if (m_syncParts) core::synchronize(m_backend);
             auto const t0 = std::chrono::steady_clock::now();
             uint64_t const l0 = lockstep::launchCounter().load(std::memory_order_relaxed);
             uint64_t const x0 = core::transferCounter().load(std::memory_order_relaxed);
             work();
+            if (m_syncParts) core::synchronize(m_backend);
             uint64_t const launches = lockstep::launchCounter().load(std::memory_order_relaxed) - l0;
             uint64_t const transfers = core::transferCounter().load(std::memory_order_relaxed) - x0;
             double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -584,6 +589,7 @@ private:
         uint64_t transfers = 0;
     };
     std::vector<PartTotals> m_profile; // per process, then the model's own (profile())
+    bool m_syncParts = false;          // syncParts()
     double m_time = 0;
     uint64_t m_steps = 0;
     bool m_hasTestProcess = false;

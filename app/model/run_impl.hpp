@@ -11,7 +11,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -62,13 +64,17 @@ inline VariableInfo const& variableInfo(std::string const& name) {
     throw Error("unknown output variable '" + name + "'", "output.variables", "a name from docs/config.md");
 }
 
+// The run's wall-clock timers. `sync` waits for the backend's work (on a GPU kernels run after their launch returns):
+// called before a part stops its clock, so each part counts its own device time, not the one that next waits.
 class Timers {
 public:
     using Clock = std::chrono::steady_clock;
+    explicit Timers(std::function<void()> sync) : m_sync(std::move(sync)) {}
     template <class F>
     void time(std::string const& name, F&& f) {
         auto const t0 = Clock::now();
         f();
+        m_sync();
         m_seconds[name] += std::chrono::duration<double>(Clock::now() - t0).count();
     }
     void print(std::ostream& log, double total) const {
@@ -85,8 +91,34 @@ public:
     }
 
 private:
+    std::function<void()> m_sync;
     std::map<std::string, double> m_seconds;
 };
+
+// STRATA_PROFILE=1: the model's step timed per process, with the device synchronised before and after each part on a
+// GPU (a few microseconds a part), printed at the end of the run.
+inline bool profileRequested() {
+    char const* v = std::getenv("STRATA_PROFILE");
+    return v != nullptr && v[0] == '1';
+}
+
+template <class Parts>
+void printProfile(std::ostream& log, Parts const& parts, uint64_t steps) {
+    log << "per process (STRATA_PROFILE=1), per step: ms, kernel launches, host <-> device copies\n";
+    double const n = steps > 0 ? static_cast<double>(steps) : 1.0;
+    double ms = 0, launches = 0, copies = 0;
+    char line[200];
+    for (auto const& part : parts) {
+        std::snprintf(line, sizeof line, "  %-26s %9.3f ms %7.1f %7.1f\n", part.name.c_str(), 1e3 * part.seconds / n,
+                      static_cast<double>(part.launches) / n, static_cast<double>(part.transfers) / n);
+        log << line;
+        ms += 1e3 * part.seconds / n;
+        launches += static_cast<double>(part.launches) / n;
+        copies += static_cast<double>(part.transfers) / n;
+    }
+    std::snprintf(line, sizeof line, "  %-26s %9.3f ms %7.1f %7.1f\n", "step", ms, launches, copies);
+    log << line;
+}
 
 inline std::string outputPath(Config const& cfg, RunOptions const& options) {
     std::filesystem::path p(cfg.output.path);
@@ -191,7 +223,8 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     }
     OutputFile out(comm, spec, decomp.first, decomp.local);
 
-    detail::Timers timers;
+    detail::Timers timers([&backend] { core::synchronize(backend); });
+    model.syncParts(detail::profileRequested());
     RunSummary summary;
     summary.backend = backendName;
     summary.outputPath = spec.path;
@@ -381,6 +414,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         if (comm.size() > 1) log << ", largest other rank " << bytesText(summary.otherPeakBytes);
         log << "; " << summary.outputRecords << " output records\n";
         timers.print(log, summary.wallSeconds);
+        if (detail::profileRequested()) detail::printProfile(log, model.profile(), summary.steps - (first - 1));
         log << "strata: wrote " << summary.outputPath << " and the restart " << restartFile << "\n";
     }
     return summary;
