@@ -8,9 +8,9 @@
 //   Shmem    every argument of every stencil node is staged once per column in block shared memory, leaves first,
 //            one sync per tree depth; the root is then evaluated from the buffers and written to global memory.
 //            Each leaf value is read once per column (plus tile halos), each stencil is applied once per level.
-//   Auto     on a GPU and the checking backend, the planner's rule (below); on Serial and OpenMP, a timed choice: the
+//   Auto     on the checking backend, the planner's rule (below); on Serial, OpenMP and Cuda, a timed choice: the
 //            first calls of each expression and shape alternate the two engines and keep each one's best time,
-//            later calls run the faster (detail::TimedChoice).
+//            later calls run the faster (detail::TimedChoice; on Cuda the timed calls wait for the device).
 // Direct and Shmem run the same operator code on the same values in the same order: their results are identical bit
 // for bit (the build fixes the floating-point contract, see docs/operators.md).
 //
@@ -136,7 +136,8 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
                 throw Error("the same field is two destinations", "evaluateFused", "distinct destination fields");
 
     uint32_t const levels[] = {as.dest->levels()...};
-    bool const timed = engine == Engine::Auto && options.timedAuto && oneWorkerBackend<Backend> && depth >= 1;
+    constexpr bool timedBackend = oneWorkerBackend<Backend> || isGpu<Backend>; // Serial, OpenMP, Cuda
+    bool const timed = engine == Engine::Auto && options.timedAuto && timedBackend && depth >= 1;
     bool const rule = depth >= 2 || (isGpu<Backend> && depth >= 1);
     bool const wantShmem = engine == Engine::Shmem || (engine == Engine::Auto && (timed || rule));
     bool fused = true;
@@ -156,13 +157,20 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
                       Target<As::add, std::tuple_element_t<I, Exprs>, typename As::Value, typename As::Stagger>{
                           std::get<I>(exprs), as.dest->view(), perColumn[I], std::get<I>(layouts)}...);
     };
-    // The timed choice exists only on the one-worker backends: elsewhere it is not even instantiated.
-    if constexpr (oneWorkerBackend<Backend>) {
+    // The timed choice exists only on the one-worker backends and the GPU: on Threads (the checking backend) it is not
+    // even instantiated.
+    if constexpr (timedBackend) {
         if (timed && plan.engine == Engine::Shmem) {
-            int threads = 1;
+            int threads = 1; // OpenMP: its thread count; Cuda: the device (each device its own choice)
             if constexpr (std::is_same_v<Backend, core::OpenMP>) threads = core::openmpThreads();
-            TimedChoiceKey const key{
-                columns, levels[0], options.maxTileLevels, options.sharedLimitBytes, threads, options.interiorLevels};
+            if constexpr (isGpu<Backend>) threads = backend.device;
+            TimedChoiceKey const key{columns,
+                                     levels[0],
+                                     options.maxTileLevels,
+                                     options.shmemBlockItems,
+                                     options.sharedLimitBytes,
+                                     threads,
+                                     options.interiorLevels};
             using Choices = TimedChoices<TypeList<Backend, As..., Exprs>>;
             bool timing = false;
             Engine const pick = Choices::next(key, &timing);
@@ -170,8 +178,10 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
                 plan = planTargets(backend, columns, levels, false, false, options, &fused, perColumn, exprs, layouts);
             plan.timed = true;
             if (timing) {
+                core::synchronize(backend); // on a GPU: the work launched before is not this launch's time
                 auto const t0 = std::chrono::steady_clock::now();
                 launch(plan);
+                core::synchronize(backend);
                 Choices::record(key, pick,
                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
                 return plan;

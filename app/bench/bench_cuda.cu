@@ -3,7 +3,9 @@
 //   roofline/cuda/triad_lockstep        the same loop through the lockstep layer, threaded(Cuda, independent(n), body)
 //   operators/cuda/<expression>/<engine>/<levels>
 //                                       the operators suite's expressions (bench_expressions.hpp) on Cuda, engines
-//                                       direct, shmem and auto, levels 16, 64, 128, 256, 1024
+//                                       direct, shmem and auto, levels 16, 64, 128, 256, 1024; and shmem_items<N>:
+//                                       Shmem with N = 512, 1024, 2048 column levels per block of 256 workers
+//                                       (EngineOptions::shmemBlockItems), levels 16, 64, 256
 // Sizes: the triad 3 arrays of 2^25 doubles (256 MiB each), the operators 2^24 points a field (128 MiB, over twice
 // the 50-60 MB L2 of an H100 or H200; columns = 2^24 / levels), so that no field stays in L2 between passes.
 // Timing: CUDA events around each iteration's launch (Google Benchmark's manual time), so the figures are device
@@ -198,13 +200,15 @@ GpuData& gpuDataFor(uint32_t levels) {
     return *data;
 }
 
-void bmOperator(benchmark::State& state, Expr e, Engine engine, uint32_t levels) {
+void bmOperator(benchmark::State& state, Expr e, Engine engine, uint32_t levels, uint32_t shmemBlockItems) {
     GpuData& d = gpuDataFor(levels);
+    EngineOptions options;
+    options.shmemBlockItems = shmemBlockItems;
     EvalPlan plan;
     EventTimer timer;
     for (auto _ : state) {
         timer.start();
-        plan = bench::evaluateExpr(core::Cuda{}, d.dev, e, engine);
+        plan = bench::evaluateExpr(core::Cuda{}, d.dev, e, engine, options);
         state.SetIterationTime(timer.seconds());
     }
     if (!d.haveReference || d.reference != e) {
@@ -245,7 +249,16 @@ int const registered = [] {
                                           : engine == Engine::Shmem ? "shmem"
                                                                     : "auto") +
                                          "/" + std::to_string(levels);
-                addGpu(name, [=](benchmark::State& s) { bmOperator(s, e, engine, levels); });
+                addGpu(name, [=](benchmark::State& s) { bmOperator(s, e, engine, levels, 0); });
+            }
+    // Shmem with more levels per block than workers (EngineOptions::shmemBlockItems): each worker stages several
+    // values between two syncs.
+    for (uint32_t levels : {16u, 64u, 256u})
+        for (Expr e : {Expr::DivGrad, Expr::Diffusion, Expr::Advection, Expr::Depth4})
+            for (uint32_t items : {512u, 1024u, 2048u}) {
+                std::string const name = std::string("operators/cuda/") + bench::exprName(e) + "/shmem_items" +
+                                         std::to_string(items) + "/" + std::to_string(levels);
+                addGpu(name, [=](benchmark::State& s) { bmOperator(s, e, Engine::Shmem, levels, items); });
             }
     return 0;
 }();

@@ -70,15 +70,16 @@ inline auto const upwind3 = ops::Upwind3rdOrderBiasedProductC2F{ops::ThirdOrderO
 
 // Evaluates expression e of d's fields (theta, kappa, q, w) into d.outC (d.outF for grad).
 template <class Backend, class D>
-ops::EvalPlan evaluateExpr(Backend const& backend, D& d, Expr e, ops::Engine engine) {
+ops::EvalPlan evaluateExpr(Backend const& backend, D& d, Expr e, ops::Engine engine, ops::EngineOptions const& o = {}) {
     switch (e) {
-    case Expr::Grad: return ops::evaluate(backend, d.outF, grad(d.theta), engine);
-    case Expr::DivGrad: return ops::evaluate(backend, d.outC, divergence(grad(d.theta)), engine);
-    case Expr::Diffusion: return ops::evaluate(backend, d.outC, divergence(interp(d.kappa) * grad(d.theta)), engine);
-    case Expr::Advection: return ops::evaluate(backend, d.outC, divergence(d.w * upwind3(d.w, d.q)), engine);
+    case Expr::Grad: return ops::evaluate(backend, d.outF, grad(d.theta), engine, o);
+    case Expr::DivGrad: return ops::evaluate(backend, d.outC, divergence(grad(d.theta)), engine, o);
+    case Expr::Diffusion: return ops::evaluate(backend, d.outC, divergence(interp(d.kappa) * grad(d.theta)), engine, o);
+    case Expr::Advection: return ops::evaluate(backend, d.outC, divergence(d.w * upwind3(d.w, d.q)), engine, o);
     case Expr::Depth4:
         return ops::evaluate(backend, d.outC,
-                             divergence(interp(d.kappa) * grad0(divergence(interp(d.kappa) * grad(d.theta)))), engine);
+                             divergence(interp(d.kappa) * grad0(divergence(interp(d.kappa) * grad(d.theta)))), engine,
+                             o);
     }
     return {};
 }

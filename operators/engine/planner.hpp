@@ -1,5 +1,5 @@
 // The engines' planner (operators/engine.hpp): Engine, EngineOptions, the plan of an evaluation (EvalPlan) for one
-// or several targets, and Auto's timed choice on the one-worker CPU backends.
+// or several targets, and Auto's timed choice on the one-worker CPU backends and the GPU.
 #pragma once
 
 #include "core/backend.hpp"
@@ -34,7 +34,11 @@ struct EngineOptions {
     std::size_t sharedLimitBytes = 48 * 1024; // per block; the Cuda backend also checks the device's own limit
     uint32_t maxTileLevels = 0;               // 0: no cap (tests set one to force tiling)
     bool interiorLevels = true; // false: every level takes the general path with its boundary tests (tests compare)
-    bool timedAuto = true;      // Auto on Serial and OpenMP times both engines (false: the planner's rule)
+    bool timedAuto = true;      // Auto on Serial, OpenMP and Cuda times both engines (false: the planner's rule)
+    // Shmem: the column levels a block takes at once (its columns: this / tile levels, at least one, as the shared-
+    // memory limit allows); 0: the backend's default, detail::shmemBlockItems (strata-bench's
+    // operators/cuda/.../shmem_items<N> variants measure others on a GPU).
+    uint32_t shmemBlockItems = 0;
 };
 
 // What the planner decided, for logs and benchmarks.
@@ -108,6 +112,13 @@ uint32_t sharedBytesPerColumn(E const& expr, bool stageStencilFree, uint32_t til
 template <class Backend>
 constexpr bool isGpu = Backend::isGpu;
 
+// The column levels a Shmem block takes by default: one per worker (256) on the CPU backends; 1024 on a GPU, so each
+// of a block's 256 workers stages four values between two syncs. Measured on an H200 (docs/performance.md, "On a
+// GPU"): the diffusion tree at 256 levels 294 -> 170 us (512: 206, 2048: 215), at 64 levels 329 -> 201 us; Shmem's
+// DRAM throughput 28 -> 48 % of peak (Nsight Compute): more loads in flight between two barriers.
+template <class Backend>
+constexpr uint32_t shmemBlockItems = isGpu<Backend> ? 1024u : engineBlockDomSize;
+
 // Auto's timed choice for one expression type and shape. The first `trials` calls alternate Shmem and Direct (Shmem
 // first) and keep each engine's fastest time, so that a first call's page faults or cold caches do not decide; every
 // later call takes the engine with the lower best time. Deterministic given the times recorded (tests feed it times).
@@ -135,7 +146,7 @@ private:
 // The timed choices of one instantiation of evaluate (expression type, destination type, backend, add or not), per
 // shape and the options that change a plan; shared by the host threads that evaluate (a lock per call: ~0.1 us).
 struct TimedChoiceKey {
-    uint32_t columns, levels, maxTileLevels;
+    uint32_t columns, levels, maxTileLevels, shmemBlockItems;
     std::size_t sharedLimitBytes;
     int threads;
     bool interiorLevels;
@@ -208,7 +219,8 @@ EvalPlan planFor(Backend const& backend, E const& expr, BufferPlan<E::slots>& la
         } else {
             uint32_t buffers = 0;
             uint32_t const perColumn = detail::sharedBytesPerColumn(expr, stageStencilFree, tile, &buffers, &layout);
-            uint32_t cpb = std::max<uint32_t>(1, detail::engineBlockDomSize / tile);
+            uint32_t const items = options.shmemBlockItems > 0 ? options.shmemBlockItems : shmemBlockItems<Backend>;
+            uint32_t cpb = std::max<uint32_t>(1, items / tile);
             if (perColumn > 0) cpb = std::min<uint32_t>(cpb, static_cast<uint32_t>(limit / perColumn));
             cpb = std::max<uint32_t>(1, std::min(cpb, columns));
             plan.engine = Engine::Shmem;
@@ -300,8 +312,8 @@ EvalPlan planTargets(Backend const& backend, uint32_t columns, uint32_t const* l
 } // namespace detail
 
 // Plans the evaluation of `expr` into a destination of `columns` x `levels` (for logs and benchmarks: evaluate
-// plans again). Auto here is the planner's rule (evaluate's timed choice on Serial and OpenMP picks between the plans
-// of the two engines).
+// plans again). Auto here is the planner's rule (evaluate's timed choice on Serial, OpenMP and Cuda picks between the
+// plans of the two engines).
 template <class Backend, class E>
 EvalPlan planEvaluation(Backend const& backend, E const& expr, uint32_t columns, uint32_t levels, Engine engine,
                         EngineOptions const& options) {

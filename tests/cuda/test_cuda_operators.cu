@@ -73,6 +73,19 @@ void run(uint32_t levels) {
                     ok ? "ok  " : "FAIL", levels, engineName(engine));
         if (!ok) ++failures;
     }
+    // Auto on Cuda is a timed choice: its trial calls (both engines in turn, each waited for) and the calls after
+    // them give Serial Direct's bits, and the plans say they were timed.
+    evaluate(core::Serial{}, outH, div(interp(kH) * grad(thetaH)), Engine::Direct);
+    bool same = true, timed = true;
+    for (int call = 0; call < 6; ++call) {
+        EvalPlan const plan = evaluate(core::Cuda{}, outD, div(interp(kD) * grad(thetaD)), Engine::Auto);
+        same = same && sameColumns(outD, outH);
+        timed = timed && plan.timed;
+    }
+    bool const ok = same && (timed || levels != 64); // 64 levels: a Shmem plan fits, so Auto times
+    std::printf("%s: Auto, 6 calls, %u levels, on Cuda == Direct on Serial (plans %s)\n", ok ? "ok  " : "FAIL", levels,
+                timed ? "timed" : "not all timed");
+    if (!ok) ++failures;
 }
 
 } // namespace
