@@ -79,14 +79,7 @@ struct Data {
     }
 };
 
-Data& dataFor(uint32_t levels) {
-    static std::unique_ptr<Data> data;
-    if (!data || data->levels != levels) {
-        data.reset();
-        data = std::make_unique<Data>(levels, std::max<uint32_t>(1, targetPoints / levels));
-    }
-    return *data;
-}
+Data& dataFor(uint32_t levels) { return bench::dataForLevels<Data>(levels, targetPoints); }
 
 // The library's Thomas (operators/column/detail/tridiagonal_kernels.hpp), operation for operation, with c' in a
 // per-thread array of n values.

@@ -66,6 +66,28 @@ inline void triadOpenMP(double* __restrict a, double const* __restrict b, double
         a[i] = b[i] + s * c[i];
 }
 
+// The triad as a lockstep loop body: threaded(backend, independent(n), TriadBody{...}) (roofline suites, CPU and GPU).
+struct TriadBody {
+    double* a;
+    double const* b;
+    double const* c;
+    double s;
+    STRATA_HD void operator()(uint32_t i) const { a[i] = b[i] + s * c[i]; }
+};
+
+// The data of one level count, D(levels, columns) with columns = points / levels (at least one), kept while
+// consecutive benchmarks use the same level count (suites register level count first); the previous one is freed
+// before the next is made.
+template <class D>
+D& dataForLevels(uint32_t levels, uint32_t points) {
+    static std::unique_ptr<D> data;
+    if (!data || data->levels != levels) {
+        data.reset();
+        data = std::make_unique<D>(levels, std::max<uint32_t>(1, points / levels));
+    }
+    return *data;
+}
+
 // Fills the three arrays with the same static schedule the OpenMP triad uses (first touch).
 inline void triadInit(double* a, double* b, double* c, std::size_t n, bool parallel) {
     if (parallel) {

@@ -83,13 +83,7 @@ __global__ void triadKernel(double* __restrict__ a, double const* __restrict__ b
          i += std::size_t{gridDim.x} * blockDim.x)
         a[i] = b[i] + s * c[i];
 }
-struct TriadBody {
-    double* a;
-    double const* b;
-    double const* c;
-    double s;
-    STRATA_HD void operator()(uint32_t i) const { a[i] = b[i] + s * c[i]; }
-};
+using bench::TriadBody;
 
 struct Triad {
     DeviceArray a{gpuTriadElements}, b{gpuTriadElements}, c{gpuTriadElements};
@@ -191,14 +185,7 @@ struct GpuData {
     }
 };
 
-GpuData& gpuDataFor(uint32_t levels) {
-    static std::unique_ptr<GpuData> data;
-    if (!data || data->levels != levels) {
-        data.reset();
-        data = std::make_unique<GpuData>(levels, std::max<uint32_t>(1, gpuPoints / levels));
-    }
-    return *data;
-}
+GpuData& gpuDataFor(uint32_t levels) { return bench::dataForLevels<GpuData>(levels, gpuPoints); }
 
 void bmOperator(benchmark::State& state, Expr e, Engine engine, uint32_t levels, uint32_t shmemBlockItems) {
     GpuData& d = gpuDataFor(levels);

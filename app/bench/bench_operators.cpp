@@ -64,14 +64,7 @@ struct Data {
     }
 };
 
-Data& dataFor(uint32_t levels) {
-    static std::unique_ptr<Data> data;
-    if (!data || data->levels != levels) {
-        data.reset(); // free the previous level count first
-        data = std::make_unique<Data>(levels, std::max<uint32_t>(1, targetPoints / levels));
-    }
-    return *data;
-}
+Data& dataFor(uint32_t levels) { return bench::dataForLevels<Data>(levels, targetPoints); }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Hand-written loops: per column, the face values a divergence needs go to a small buffer (L1), then the centers.

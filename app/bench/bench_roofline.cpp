@@ -26,13 +26,7 @@ namespace {
 
 using namespace strata;
 
-struct TriadBody {
-    double* a;
-    double const* b;
-    double const* c;
-    double s;
-    STRATA_HD void operator()(uint32_t i) const { a[i] = b[i] + s * c[i]; }
-};
+using bench::TriadBody;
 
 template <class Backend>
 void bmTriad(benchmark::State& state, bool lockstep) {
