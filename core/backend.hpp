@@ -31,7 +31,8 @@ namespace strata::core {
 enum class MemSpace { Host, Cuda };
 
 // Defaults of the engines and column kernels, the same on every backend: the grid limit (the maxGridBlocks trait
-// below) and the work items of the block domain that engines and column kernels use (not a trait: no backend differs).
+// below) and the work items of the block domain that engines and column kernels use (not a trait: no backend differs;
+// a Shmem block on a GPU spreads 1024 (column, level) pairs over these 256 workers, operators/engine/planner.hpp).
 inline constexpr uint32_t defaultMaxGridBlocks = 65535;
 inline constexpr uint32_t defaultBlockItems = 256;
 
@@ -82,9 +83,10 @@ int cudaDeviceCount(); // 0 when not compiled or no device is visible
 // Shared memory one block may use on the device (the opt-in maximum); 48 KiB when it cannot be asked.
 std::size_t sharedMemoryPerBlock(Cuda const& backend);
 
-// Waits until the work launched so far on the backend has finished (Cuda: the device's; a strata::Error names a kernel
-// failure). Kernels on the CPU backends have finished when their launch returns: nothing to wait for. For timers:
-// a host clock read after it counts the device's time.
+// Waits until the work launched so far on the backend has finished (Cuda: the work of the calling host thread's
+// current device, which its launches on `backend` selected; a strata::Error names a kernel failure). Kernels on the
+// CPU backends have finished when their launch returns: nothing to wait for. For timers: a host clock read after it
+// counts the device's time.
 void synchronize(Cuda const& backend);
 template <class Backend>
 void synchronize(Backend const&) {}
