@@ -102,39 +102,35 @@ void launchColumns(Backend const& backend, uint32_t columns, Body const& body) {
     if (columns > 0) threaded::threaded(backend, threaded::independent(columns), body);
 }
 
-// Column-to-value kernels (a BodyChain of bodies over `levels` levels): in tiles where a block has many workers and a
-// tile holds a column (TiledColumnsBody: coalesced on a GPU), else one worker per column. The same bits either way.
-template <class T, class Backend, class Chain>
-void launchTiledColumns(Backend const& backend, uint32_t columns, uint32_t levels, Chain const& chain) {
+// In tiles where a block has many workers and a tile holds a column (Tile: TiledColumnsBody or TiledScanBody, with
+// `Arrays` shared arrays of columnTileItems values: coalesced on a GPU), else one worker per column. The same bits
+// either way.
+template <class T, template <class, class> class Tile, uint32_t Arrays, class Backend, class Body>
+void launchInTiles(Backend const& backend, uint32_t columns, uint32_t levels, Body const& body) {
     if constexpr (!Backend::oneWorkerPerBlock) {
         uint32_t const tileColumns = columnTileColumns(levels);
         if (tileColumns > 0 && columns > 0) {
             threaded::threaded(
                 backend, threaded::independent((columns + tileColumns - 1) / tileColumns),
-                threaded::interdependent<columnTileItems>(threaded::sharedBytesFor<T, columnTileItems>()),
-                TiledColumnsBody<T, Chain>{chain, columns, levels, tileColumns});
-            return;
-        }
-    }
-    launchColumns(backend, columns, chain);
-}
-
-// Running sums and products (a scan body, integral_kernels.hpp): in tiles where a block has many workers and a tile
-// holds a column (TiledScanBody: coalesced on a GPU, the exp of hydrostatic pressure off the column's chain), else one
-// worker per column. The same bits either way.
-template <class T, class Backend, class Body>
-void launchTiledScan(Backend const& backend, uint32_t columns, uint32_t levels, Body const& body) {
-    if constexpr (!Backend::oneWorkerPerBlock) {
-        uint32_t const tileColumns = columnTileColumns(levels);
-        if (tileColumns > 0 && columns > 0) {
-            threaded::threaded(
-                backend, threaded::independent((columns + tileColumns - 1) / tileColumns),
-                threaded::interdependent<columnTileItems>(threaded::sharedBytesFor<T, columnTileItems>(2)),
-                TiledScanBody<T, Body>{body, columns, levels, tileColumns});
+                threaded::interdependent<columnTileItems>(threaded::sharedBytesFor<T, columnTileItems>(Arrays)),
+                Tile<T, Body>{body, columns, levels, tileColumns});
             return;
         }
     }
     launchColumns(backend, columns, body);
+}
+
+// Column-to-value kernels (a BodyChain of bodies over `levels` levels).
+template <class T, class Backend, class Chain>
+void launchTiledColumns(Backend const& backend, uint32_t columns, uint32_t levels, Chain const& chain) {
+    launchInTiles<T, TiledColumnsBody, 1>(backend, columns, levels, chain);
+}
+
+// Running sums and products (a scan body, integral_kernels.hpp; in tiles, the exp of hydrostatic pressure runs off
+// the column's chain).
+template <class T, class Backend, class Body>
+void launchTiledScan(Backend const& backend, uint32_t columns, uint32_t levels, Body const& body) {
+    launchInTiles<T, TiledScanBody, 2>(backend, columns, levels, body);
 }
 
 template <Reduction R, class Backend, class T, class S>
