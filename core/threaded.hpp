@@ -58,6 +58,14 @@ public:
         m_worker.sync();
     }
 
+    // f(o, i) for o < outer and i < inner (i fastest; the flat index o * inner + i spread over the workers as above,
+    // without a division per element: lockstep::forEachInRange2D), then a sync. For tiles of whole columns.
+    template <class F>
+    STRATA_HD void syncInterdependent2D(uint32_t outer, uint32_t inner, F&& f) const {
+        lockstep::forEachInRange2D(m_worker, outer, inner, f);
+        m_worker.sync();
+    }
+
     template <class T, uint32_t M>
     STRATA_HD auto staticSharedArray() {
         std::size_t const offset = m_used;

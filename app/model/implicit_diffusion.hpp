@@ -51,6 +51,21 @@ struct ImplicitDiffusionColumns {
         sweep<G>(col0, v, noFlux, perMass0, false);
     }
 
+    // The same work split in two steps for workers side by side (ImplicitDiffusionTiles): the elimination of one
+    // column's matrix (`ground`: the winds' over a no-slip ground), then the solve of one of its variables
+    // (0-4: T, q, tracer, u, v) through the factors this view holds. Each step does what `columns` does for it,
+    // in the same order: the same bits.
+    STRATA_HD void factorColumn(uint32_t col, bool ground) const {
+        double perMass0 = 0;
+        factor<1>(col, ground, &perMass0);
+    }
+    STRATA_HD void solveVariable(uint32_t col, uint32_t variable) const {
+        double const perMass0 = 1.0 / (rho(col, 0) * grid.dzCenter[0]); // as factor computes it at k = 0
+        CenterView const psi[5] = {T, q, tracer, u, v};
+        double const* const flux[5] = {heatFlux, moistureFlux, tracerFlux, noFlux, noFlux};
+        sweep<1>(col, psi[variable], flux[variable], &perMass0, variable == 0);
+    }
+
 private:
     // Builds the matrix of the columns (ground: the no-slip term at k = 0) and eliminates: a, 1/pivot and c' in the
     // scratch fields.
@@ -125,11 +140,19 @@ struct ImplicitDiffusionBody {
 // On backends with many workers per block (the GPU; the checking Threads backend runs the same code on the CPU) a
 // block takes a tile of neighbouring columns. Its workers copy the tile's fields into shared memory in address order
 // (neighbouring GPU threads, neighbouring addresses: coalesced, where one thread per column reads addresses a column
-// apart), one worker per column solves its column there -- the elimination's scratch (a, the pivots' reciprocals,
-// c') never leaves shared memory --, and the workers copy the five diffused fields back in address order. The
-// column code is the same (ImplicitDiffusionColumns on views of the shared arrays): the same bits.
+// apart); then, side by side, one worker per column and matrix eliminates (the scalars' matrix, and the winds' over a
+// no-slip ground), and one worker per column and variable solves that variable -- the elimination's scratch (a, the
+// pivots' reciprocals, c') never leaves shared memory --; and the workers copy the five diffused fields back in
+// address order. The column code is ImplicitDiffusionColumns's on views of the shared arrays: the same bits.
+//
+// Side by side, a column's chain of dependent operations is one elimination and one solve long, not two
+// eliminations and five solves: with one worker per column for everything, the kernel ran at 19 % of the triad on
+// an H100 (Nsight Compute, scripts/gpu-check step 8), its 8 busy workers of 256 walking their columns while the
+// block's loads waited.
 inline constexpr uint32_t diffusionTileItems = 256;
-inline constexpr uint32_t diffusionTileArrays = 11; // T q tracer u v, rho exner, a inverse c', and rho K on faces
+// Shared arrays of a tile: T q tracer u v, rho exner, rho K on faces, and the elimination (a, inverse, c') of one
+// matrix, or of two over a no-slip ground.
+STRATA_HD inline uint32_t diffusionTileArrays(bool noSlip) { return noSlip ? 14u : 11u; }
 
 // Columns per tile: whole columns whose faces (levels + 1 values) fit in the tile's items; 0 (no tiles) for deeper.
 STRATA_HD inline uint32_t diffusionTileColumns(uint32_t levels) {
@@ -158,14 +181,21 @@ struct ImplicitDiffusionTiles {
         t.v = center(4);
         t.rho = CenterConst{base + 5 * M, n, n, ncols};
         t.exner = CenterConst{base + 6 * M, n, n, ncols};
-        t.a = center(7);
-        t.inverse = center(8);
-        t.cPrime = center(9);
-        t.rhoK = FaceConst{base + 10 * M, n + 1, n + 1, ncols};
+        t.rhoK = FaceConst{base + 7 * M, n + 1, n + 1, ncols};
+        t.a = center(8);
+        t.inverse = center(9);
+        t.cPrime = center(10);
         t.heatFlux = cols.heatFlux + col0;
         t.moistureFlux = cols.moistureFlux + col0;
         t.tracerFlux = cols.tracerFlux + col0;
         t.noFlux = cols.noFlux + col0;
+        // The winds' matrix: its own elimination over a no-slip ground, else the scalars'.
+        ImplicitDiffusionColumns winds = t;
+        if (cols.noSlip) {
+            winds.a = center(11);
+            winds.inverse = center(12);
+            winds.cPrime = center(13);
+        }
         // f(tile view, field view) for each diffused field
         auto diffused = [&](auto const& f) {
             f(t.T, cols.T);
@@ -174,23 +204,28 @@ struct ImplicitDiffusionTiles {
             f(t.u, cols.u);
             f(t.v, cols.v);
         };
-        ctx.syncInterdependent([&](uint32_t i) {
-            if (i < ncols * n) {
-                uint32_t const c = i / n, k = i % n, col = col0 + c;
-                diffused([&](CenterView in, CenterView field) { in(c, k) = field(col, k); });
-                base[5 * M + i] = cols.rho(col, k);
-                base[6 * M + i] = cols.exner(col, k);
-            }
-            if (i < ncols * (n + 1)) base[10 * M + i] = cols.rhoK(col0 + i / (n + 1), i % (n + 1));
+        // (lockstep::forEachInRange2D, syncInterdependent2D: (column, level) pairs without a division per element)
+        lockstep::forEachInRange2D(ctx.worker(), ncols, n, [&](uint32_t c, uint32_t k) {
+            uint32_t const col = col0 + c;
+            diffused([&](CenterView in, CenterView field) { in(c, k) = field(col, k); });
+            base[5 * M + c * n + k] = cols.rho(col, k);
+            base[6 * M + c * n + k] = cols.exner(col, k);
         });
-        ctx.syncInterdependent([&](uint32_t c) {
-            if (c < ncols) t.template columns<1>(c);
+        ctx.syncInterdependent2D(
+            ncols, n + 1, [&](uint32_t c, uint32_t k) { base[7 * M + c * (n + 1) + k] = cols.rhoK(col0 + c, k); });
+        uint32_t const matrices = cols.noSlip ? 2u : 1u;
+        ctx.syncInterdependent([&](uint32_t i) {
+            for (uint32_t job = i; job < matrices * ncols; job += M) // (a tile has at most M / 2 columns)
+                (job < ncols ? t : winds).factorColumn(job % ncols, job >= ncols);
         });
         ctx.syncInterdependent([&](uint32_t i) {
-            if (i < ncols * n) {
-                uint32_t const c = i / n, k = i % n, col = col0 + c;
-                diffused([&](CenterView in, CenterView field) { field(col, k) = in(c, k); });
+            for (uint32_t job = i; job < 5 * ncols; job += M) {
+                uint32_t const variable = job / ncols;
+                (variable < 3 ? t : winds).solveVariable(job % ncols, variable);
             }
+        });
+        ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) {
+            diffused([&](CenterView in, CenterView field) { field(col0 + c, k) = in(c, k); });
         });
     }
 };
@@ -204,10 +239,11 @@ void diffuseImplicitly(Backend const& backend, uint32_t columnCount, ImplicitDif
     } else {
         uint32_t const tileColumns = diffusionTileColumns(cols.grid.n());
         if (tileColumns > 0) {
-            threaded::threaded(backend, threaded::independent((columnCount + tileColumns - 1) / tileColumns),
-                               threaded::interdependent<diffusionTileItems>(
-                                   threaded::sharedBytesFor<double, diffusionTileItems>(diffusionTileArrays)),
-                               ImplicitDiffusionTiles{cols, columnCount, tileColumns});
+            threaded::threaded(
+                backend, threaded::independent((columnCount + tileColumns - 1) / tileColumns),
+                threaded::interdependent<diffusionTileItems>(
+                    threaded::sharedBytesFor<double, diffusionTileItems>(diffusionTileArrays(cols.noSlip))),
+                ImplicitDiffusionTiles{cols, columnCount, tileColumns});
         } else {
             threaded::threaded(backend, threaded::independent(columnCount),
                                ImplicitDiffusionBody<1>{cols, columnCount});

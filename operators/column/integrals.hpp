@@ -48,7 +48,7 @@
 // A mismatch throws strata::Error naming the function and the argument.
 //
 // Reproducibility. Each function is one lockstep kernel over all columns with one worker per column, which walks the
-// levels in the order above. (On backends with many workers per block, columns of at most 256 levels go in tiles of
+// levels in the order above. (On backends with many workers per block, columns of at most 1024 levels go in tiles of
 // neighbouring columns in shared memory, its workers reading neighbouring addresses; one worker per column then walks
 // its column from there in the same order: TiledColumnsBody for the definite integrals and the reductions --
 // columnIntegral, columnIntegralOf(s), columnSum, columnMin, columnMax --, TiledScanBody for the running integrals

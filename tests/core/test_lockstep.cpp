@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -134,4 +135,36 @@ TEST_CASE("Threads rejects a worker count it cannot run", "[lockstep]") {
     std::vector<uint32_t> data(16), writes(16);
     REQUIRE_THROWS_AS(
         ls::launch(core::Threads{0, true}, ls::config<16>(1), IotaKernel{}, data.data(), writes.data(), 16u), Error);
+}
+
+namespace {
+// The two members of a worker that forEachInRange2D reads.
+struct FakeWorker {
+    uint32_t workers, index;
+    uint32_t numWorkers() const { return workers; }
+    uint32_t workerIdx() const { return index; }
+};
+} // namespace
+
+// forEachInRange2D steps each worker's (o, i) pair instead of dividing per element: every pair must come exactly
+// once, from the worker forEachInRange would give it (element o * inner + i to worker (o * inner + i) % workers),
+// for worker counts below, equal to and above the inner size, one and several wraps a step.
+TEST_CASE("forEachInRange2D visits every (outer, inner) pair once, on the worker of its flat index", "[lockstep]") {
+    for (uint32_t workers : {1u, 3u, 7u, 30u, 32u, 256u})
+        for (uint32_t inner : {1u, 2u, 7u, 30u, 31u, 64u, 300u})
+            for (uint32_t outer : {1u, 3u, 8u, 34u}) {
+                std::vector<int> seen(outer * inner, 0);
+                bool rightWorker = true;
+                for (uint32_t w = 0; w < workers; ++w)
+                    strata::lockstep::forEachInRange2D(FakeWorker{workers, w}, outer, inner,
+                                                       [&](uint32_t o, uint32_t i) {
+                                                           REQUIRE(o < outer);
+                                                           REQUIRE(i < inner);
+                                                           ++seen[o * inner + i];
+                                                           rightWorker = rightWorker && (o * inner + i) % workers == w;
+                                                       });
+                INFO(workers << " workers, " << outer << " x " << inner);
+                CHECK(rightWorker);
+                CHECK(std::count(seen.begin(), seen.end(), 1) == static_cast<std::ptrdiff_t>(seen.size()));
+            }
 }

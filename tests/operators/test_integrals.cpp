@@ -223,13 +223,13 @@ TEMPLATE_TEST_CASE("column sum, min and max match host loops on Center and Face 
     }
 }
 
-// Levels 30 (8 columns a tile on Threads: 300 columns end in a partial tile of 4), 113 (2 a tile), 256 (1 a tile) and
-// 300 (deeper than a tile: one worker per column). On Threads the running integrals and hydrostatic pressure go
-// through TiledScanBody (terms side by side, the recurrence in shared memory, the results written back), whose
-// shared accesses the checker watches; everything must have Serial's bits.
+// Levels 30 (34 columns a tile on Threads: 300 columns end in a partial tile of 28), 113 (9 a tile), 256 (4 a tile),
+// 300 (3 a tile) and 1025 (deeper than a tile: one worker per column). On Threads the running integrals and hydrostatic
+// pressure go through TiledScanBody (terms side by side, the recurrence in shared memory, the results written back),
+// whose shared accesses the checker watches; everything must have Serial's bits.
 TEST_CASE("column integrals are bit-identical on Serial, OpenMP and Threads with 7 and 32 workers",
           "[column][integrals][bfb]") {
-    for (uint32_t const levels : {30u, 113u, 256u, 300u}) {
+    for (uint32_t const levels : {30u, 113u, 256u, 300u, 1025u}) {
         INFO(levels << " levels");
         auto grid = stretchedGrid(levels);
         uint32_t const cols = 300; // more than one block of the column loop
@@ -327,12 +327,12 @@ TEMPLATE_TEST_CASE("the integral of an expression equals evaluating it (Direct) 
 // On backends with many workers per block (Threads here, Cuda on a device) the definite integrals and the
 // reductions stage tiles of neighbouring columns in shared memory (TiledColumnsBody). The expected values are host
 // loops over the same terms in the same order (k = 0, 1, ...), so a tile that mixes up columns or levels, drops a
-// partial tile's last columns or sums out of order fails bit for bit. Levels: 30 and 31 (8 columns a tile; 300
-// columns end in a partial tile of 4), 256 (one column a tile) and 257, 300, 301 (deeper than a tile: one worker
-// per column).
+// partial tile's last columns or sums out of order fails bit for bit. Levels: 30 (34 columns a tile; 300 columns
+// end in a partial tile of 28), 256 (4 a tile), 300 (3 a tile, 124 of the 1024 values unused) and 1025 (deeper
+// than a tile: one worker per column).
 TEST_CASE("column integrals and reductions in shared-memory tiles have the bits of host loops in the same order",
           "[column][integrals][bfb]") {
-    for (uint32_t const levels : {30u, 256u, 300u}) {
+    for (uint32_t const levels : {30u, 256u, 300u, 1025u}) {
         auto const grid = stretchedGrid(levels);
         uint32_t const cols = 300;
         IntegrandFields fields(grid, cols, [](uint32_t k, uint32_t c) { return std::sin(0.05 * k + 0.3 * c); });
@@ -441,12 +441,12 @@ struct FoldTwo {
 } // namespace
 
 // columnIntegralsOfThen runs `then` for each column after its integrals are written, in the same launch: on the one-
-// worker backends right after the column's walk, on Threads (tiles of 256 / levels columns in shared memory, as on a
+// worker backends right after the column's walk, on Threads (tiles of 1024 / levels columns in shared memory, as on a
 // GPU) on the worker that wrote the column's integrals. The expected sums are the integrals of columnIntegralsOf,
 // folded on the host: a `then` that ran before the integrals were written, ran for another column or not at all
-// fails bit for bit. 30 levels (tiles of 8, 300 columns: a partial last tile) and 300 (one worker per column).
+// fails bit for bit. 30 levels (tiles of 34, 300 columns: a partial last tile) and 1025 (one worker per column).
 TEST_CASE("integrals and a per-column step after them in one launch", "[column][integrals][bfb]") {
-    for (uint32_t const levels : {30u, 300u}) {
+    for (uint32_t const levels : {30u, 1025u}) {
         auto const grid = stretchedGrid(levels);
         uint32_t const cols = 300;
         IntegrandFields fields(grid, cols, [](uint32_t k, uint32_t c) { return std::sin(0.07 * k - 0.2 * c); });

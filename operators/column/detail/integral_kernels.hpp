@@ -196,7 +196,12 @@ auto chainBodies(First const& first, Rest const&... rest) {
 // address order into shared memory (neighbouring workers, neighbouring levels: coalesced loads), sync, and one
 // worker per column then finishes its column from shared memory in the body's own order: the same bits. `Chain` is
 // a BodyChain (above) of bodies over `levels` levels, which take turns with the one buffer.
-inline constexpr uint32_t columnTileItems = 256;
+//
+// A tile holds 1024 values, four per worker of a 256-thread GPU block: the workers' loads are quick, and the time of
+// a tile is mostly its one-worker-per-column walk, the same for 8 columns as for 34. With 256 values (8 columns of 30
+// levels) the model's integrals and state check ran at 35-73 % of the triad on an H100 (Nsight Compute,
+// scripts/gpu-check step 8): a block's loads sat idle while 8 of its 256 workers walked their columns.
+inline constexpr uint32_t columnTileItems = 1024;
 
 // Columns per tile: as many whole columns as fit in the tile's items; 0 (no tiles) for deeper columns.
 STRATA_HD inline uint32_t columnTileColumns(uint32_t levels) {
@@ -218,9 +223,8 @@ struct TiledColumnsBody {
         uint32_t const ncols = columns - col0 < tileColumns ? columns - col0 : tileColumns;
         chain.each([&](auto const& body) {
             if constexpr (isStagedBody<std::remove_cvref_t<decltype(body)>>) {
-                ctx.syncInterdependent([&](uint32_t i) {
-                    if (i < ncols * n) values[i] = body.value(col0 + i / n, i % n);
-                });
+                ctx.syncInterdependent2D(ncols, n,
+                                         [&](uint32_t c, uint32_t k) { values[c * n + k] = body.value(col0 + c, k); });
                 ctx.syncInterdependent([&](uint32_t c) {
                     if (c < ncols) body.finish(col0 + c, [&](uint32_t k) { return T(values[c * n + k]); });
                 });
@@ -299,18 +303,14 @@ struct TiledScanBody {
         uint32_t const n = levels;
         uint32_t const col0 = tile * tileColumns;
         uint32_t const ncols = columns - col0 < tileColumns ? columns - col0 : tileColumns;
-        ctx.syncInterdependent([&](uint32_t i) {
-            if (i < ncols * n) body.stage(col0 + i / n, i % n, a, b, i);
-        });
+        ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) { body.stage(col0 + c, k, a, b, c * n + k); });
         ctx.syncInterdependent([&](uint32_t c) {
             if (c < ncols) {
                 body.scan(col0 + c, a, b, c * n);
                 body.storeEdge(col0 + c);
             }
         });
-        ctx.syncInterdependent([&](uint32_t i) {
-            if (i < ncols * n) body.store(col0 + i / n, i % n, a, b, i);
-        });
+        ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) { body.store(col0 + c, k, a, b, c * n + k); });
     }
 };
 
