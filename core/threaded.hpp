@@ -59,7 +59,7 @@ public:
     }
 
     // f(o, i) for o < outer and i < inner (i fastest; the flat index o * inner + i spread over the workers as above,
-    // without a division per element: lockstep::forEachInRange2D), then a sync. For tiles of whole columns.
+    // lockstep::forEachInRange2D), then a sync. For tiles of whole columns.
     template <class F>
     STRATA_HD void syncInterdependent2D(uint32_t outer, uint32_t inner, F&& f) const {
         lockstep::forEachInRange2D(m_worker, outer, inner, f);

@@ -140,28 +140,27 @@ STRATA_HD void forEachInRange(TWorker const& worker, uint32_t count, F&& f) {
 }
 
 // Runs f(o, i) for every o in 0..outer-1 and i in 0..inner-1 (i fastest), spread over the workers like
-// forEachInRange over outer * inner elements, but without a division per element: each worker steps its (o, i) pair
-// forward by the worker count, nw = q inner + r, which wraps i at most once a step. At most two divisions per worker
-// (its first pair; q and r where it has a second), not one per element: a GPU block of 256 threads over 1024 pairs
-// of 30-level columns divided 4 times per worker and pass, each division about 20 instructions. No sync.
+// forEachInRange over outer * inner elements, but without a division per element when inner exceeds the worker
+// count (the CPU backends and tall columns): each worker steps its (o, i) pair forward. No sync.
 template <class TWorker, class F>
 STRATA_HD void forEachInRange2D(TWorker const& worker, uint32_t outer, uint32_t inner, F&& f) {
     uint32_t const total = outer * inner;
     uint32_t const nw = worker.numWorkers();
     uint32_t x = worker.workerIdx();
     if (x >= total) return;
-    uint32_t o = x / inner, i = x % inner;
-    f(o, i);
-    if (total - x <= nw) return; // no second pair
-    uint32_t const q = nw / inner, r = nw % inner;
-    for (x += nw; x < total; x += nw) {
-        o += q;
-        i += r;
-        if (i >= inner) { // r < inner: at most one wrap per step
-            i -= inner;
-            ++o;
+    if (nw < inner) {
+        uint32_t o = x / inner, i = x % inner;
+        for (; x < total; x += nw) {
+            f(o, i);
+            i += nw;
+            if (i >= inner) { // nw < inner: at most one wrap per step
+                i -= inner;
+                ++o;
+            }
         }
-        f(o, i);
+    } else {
+        for (; x < total; x += nw)
+            f(x / inner, x % inner);
     }
 }
 
