@@ -9,6 +9,10 @@
 //                 of a fused loop; OpenMP: `omp parallel for` over columns), kokkos (diffusion on Serial only, when
 //                 the build found Kokkos: the same tree as a Kokkos TeamPolicy with team scratch, bench_kokkos.cpp)
 //     levels      16, 32, 64, 128, 256, 1024
+//   operators/serial/diffusion/shmem_items<N>/<levels>
+//                 Shmem with N (1024, 4096) column levels a block instead of the CPU default of 256
+//                 (EngineOptions::shmemBlockItems): how much of Shmem's time per column is the block's, levels 64,
+//                 256, 1024
 // Every result is compared bit for bit with the hand-written loop after the timed loop (an error if it differs).
 #include "app/bench/bench_common.hpp"
 #include "app/bench/bench_expressions.hpp"
@@ -194,12 +198,14 @@ bool sameBits(Field<T, S> const& a, Field<T, S> const& b) {
 }
 
 template <class Backend>
-void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels) {
+void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels, uint32_t shmemBlockItems = 0) {
     constexpr bool parallel = std::is_same_v<Backend, core::OpenMP>;
     Backend const backend{};
     Data& d = dataFor(levels);
     Engine const engine = v == Variant::Shmem ? Engine::Shmem : v == Variant::Auto ? Engine::Auto : Engine::Direct;
     EvalPlan plan;
+    EngineOptions options;
+    options.shmemBlockItems = shmemBlockItems;
     for (auto _ : state) {
         if (v == Variant::Hand) runHand<parallel>(d, e, false);
 #if defined(STRATA_BENCH_KOKKOS)
@@ -207,7 +213,7 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels) {
             runKokkos(d);
 #endif
         else
-            plan = bench::evaluateExpr(backend, d, e, engine);
+            plan = bench::evaluateExpr(backend, d, e, engine, options);
         benchmark::ClobberMemory();
     }
     runHand<parallel>(d, e, true);
@@ -249,6 +255,14 @@ int const registered = [] {
             }
         }
     }
+    for (uint32_t levels : {64u, 256u, 1024u})
+        for (uint32_t items : {1024u, 4096u}) {
+            std::string const name =
+                "operators/serial/diffusion/shmem_items" + std::to_string(items) + "/" + std::to_string(levels);
+            bench::add(name, [=](benchmark::State& s) {
+                bmOperator<core::Serial>(s, Expr::Diffusion, Variant::Shmem, levels, items);
+            });
+        }
     return 0;
 }();
 
