@@ -8,7 +8,10 @@
 // interdependent index happens in a step
 //
 //     ctx.syncInterdependent([&](uint32_t i) { ... });   // runs for every i, then syncs the block
+//     ctx.syncInterdependent2D(outer, inner, f);         // f(o, i) for o * inner + i < outer * inner, then syncs
 //
+// (or in a walk of the workers' own, lockstep::forEachInRange2D, that such a step follows before anything reads
+// what it wrote)
 // and shared arrays come from `ctx.staticSharedArray<T, M>()`, carved in order from the `sharedBytes` reserved at the
 // call (asking for more is an error naming both numbers). Without an interdependent axis,
 //

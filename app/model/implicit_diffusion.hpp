@@ -214,7 +214,8 @@ struct ImplicitDiffusionTiles {
             f(t.u, cols.u);
             f(t.v, cols.v);
         };
-        // (column, level) pairs in address order: lockstep::forEachInRange2D, then syncInterdependent2D
+        // (column, level) pairs in address order: lockstep::forEachInRange2D, then syncInterdependent2D, whose sync
+        // closes both loops before anything reads what they wrote
         lockstep::forEachInRange2D(ctx.worker(), ncols, n, [&](uint32_t c, uint32_t k) {
             uint32_t const col = col0 + c;
             diffused([&](CenterView in, CenterView field) { in(c, k) = field(col, k); });

@@ -224,12 +224,12 @@ TEMPLATE_TEST_CASE("column sum, min and max match host loops on Center and Face 
 }
 
 // Levels 30 (34 columns a tile on Threads: 300 columns end in a partial tile of 28), 113 (9 a tile), 256 (4 a tile),
-// 300 (3 a tile) and 1025 (deeper than a tile: one worker per column). On Threads the running integrals and hydrostatic
+// 300 (3 a tile), 1024 (one column a tile) and 1025 (deeper than a tile: one worker per column). On Threads the running integrals and hydrostatic
 // pressure go through TiledScanBody (terms side by side, the recurrence in shared memory, the results written back),
 // whose shared accesses the checker watches; everything must have Serial's bits.
 TEST_CASE("column integrals are bit-identical on Serial, OpenMP and Threads with 7 and 32 workers",
           "[column][integrals][bfb]") {
-    for (uint32_t const levels : {30u, 113u, 256u, 300u, 1025u}) {
+    for (uint32_t const levels : {30u, 113u, 256u, 300u, 1024u, 1025u}) {
         INFO(levels << " levels");
         auto grid = stretchedGrid(levels);
         uint32_t const cols = 300; // more than one block of the column loop
@@ -328,11 +328,11 @@ TEMPLATE_TEST_CASE("the integral of an expression equals evaluating it (Direct) 
 // reductions stage tiles of neighbouring columns in shared memory (TiledColumnsBody). The expected values are host
 // loops over the same terms in the same order (k = 0, 1, ...), so a tile that mixes up columns or levels, drops a
 // partial tile's last columns or sums out of order fails bit for bit. Levels: 30 (34 columns a tile; 300 columns
-// end in a partial tile of 28), 256 (4 a tile), 300 (3 a tile, 124 of the 1024 values unused) and 1025 (deeper
-// than a tile: one worker per column).
+// end in a partial tile of 28), 256 (4 a tile), 300 (3 a tile, 124 of the 1024 values unused), 1024 (one column a
+// tile) and 1025 (deeper than a tile: one worker per column).
 TEST_CASE("column integrals and reductions in shared-memory tiles have the bits of host loops in the same order",
           "[column][integrals][bfb]") {
-    for (uint32_t const levels : {30u, 256u, 300u, 1025u}) {
+    for (uint32_t const levels : {30u, 256u, 300u, 1024u, 1025u}) {
         auto const grid = stretchedGrid(levels);
         uint32_t const cols = 300;
         IntegrandFields fields(grid, cols, [](uint32_t k, uint32_t c) { return std::sin(0.05 * k + 0.3 * c); });
