@@ -224,9 +224,9 @@ TEMPLATE_TEST_CASE("column sum, min and max match host loops on Center and Face 
 }
 
 // Levels 30 (34 columns a tile on Threads: 300 columns end in a partial tile of 28), 113 (9 a tile), 256 (4 a tile),
-// 300 (3 a tile), 1024 (one column a tile) and 1025 (deeper than a tile: one worker per column). On Threads the running integrals and hydrostatic
-// pressure go through TiledScanBody (terms side by side, the recurrence in shared memory, the results written back),
-// whose shared accesses the checker watches; everything must have Serial's bits.
+// 300 (3 a tile), 1024 (one column a tile) and 1025 (deeper than a tile: one worker per column). On Threads the running
+// integrals and hydrostatic pressure go through TiledScanBody (terms side by side, the recurrence in shared memory, the
+// results written back), whose shared accesses the checker watches; everything must have Serial's bits.
 TEST_CASE("column integrals are bit-identical on Serial, OpenMP and Threads with 7 and 32 workers",
           "[column][integrals][bfb]") {
     for (uint32_t const levels : {30u, 113u, 256u, 300u, 1024u, 1025u}) {
