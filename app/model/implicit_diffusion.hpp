@@ -60,7 +60,7 @@ struct ImplicitDiffusionColumns {
         factor<1>(col, ground, &perMass0);
     }
     STRATA_HD void solveVariable(uint32_t col, uint32_t variable) const {
-        double const perMass0 = 1.0 / (rho(col, 0) * grid.dzCenter[0]); // as factor computes it at k = 0
+        double const perMass0 = perMass(col, 0); // as factor computes it
         // Selects, not arrays indexed by `variable`: on a GPU those live in local memory (measured on an H100: the
         // kernel moved 9x its bytes from DRAM and ran 2.7x slower than with one worker per column).
         CenterView const psi = variable == 0 ? T : variable == 1 ? q : variable == 2 ? tracer : variable == 3 ? u : v;
@@ -72,6 +72,9 @@ struct ImplicitDiffusionColumns {
     }
 
 private:
+    // 1 / M_k = 1 / (rho0 dzCenter) of cell k: the elimination's one division per level, and the surface flux's scale
+    STRATA_HD double perMass(uint32_t col, uint32_t k) const { return 1.0 / (rho(col, k) * grid.dzCenter[k]); }
+
     // Builds the matrix of the columns (ground: the no-slip term at k = 0) and eliminates: a, 1/pivot and c' in the
     // scratch fields.
     template <uint32_t G>
@@ -81,7 +84,7 @@ private:
         for (uint32_t k = 0; k < n; ++k)
             for (uint32_t j = 0; j < G; ++j) {
                 uint32_t const col = col0 + j;
-                double const perMass = 1.0 / (rho(col, k) * grid.dzCenter[k]); // the one division: 1 / m
+                double const perMass = this->perMass(col, k);
                 double const below = k > 0 ? rhoK(col, k) * grid.rdzFace[k] : 0.0;
                 double const above = k + 1 < n ? rhoK(col, k + 1) * grid.rdzFace[k + 1] : 0.0;
                 double const groundTerm = k == 0 && ground ? dt * rhoK(col, 0) * grid.rdzFace[0] * perMass : 0.0;
