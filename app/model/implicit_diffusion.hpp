@@ -157,14 +157,28 @@ struct ImplicitDiffusionBody {
 // eliminations and five solves: with one worker per column for everything, the kernel ran at 19 % of the triad on
 // an H100 (Nsight Compute, scripts/gpu-check step 8), its 8 busy workers of 256 walking their columns while the
 // block's loads waited.
+//
+// A tile of 256 values has 64 workers, not 256: the solves keep at most 5 x 8 of them busy (30 levels), and with 256
+// a block's other warps only waited at its barriers (an H100, Nsight Compute: 24 of every 33 cycles a warp waited at
+// a barrier, 62 registers a thread and 28 KiB a block held the SM to 4 blocks, 32 columns). With 64 workers shared
+// memory alone sets the blocks an SM holds. The shared arrays are laid out for the banks: a column's values start an
+// odd number of doubles apart, and the arrays 8 doubles more than a multiple of 16 apart, so that the workers of a
+// half-warp, (variable, column) side by side, read 16 different pairs of banks (with a column every 30 doubles and
+// the arrays 256 apart, Nsight Compute counted 1.8- to 2.2-way bank conflicts).
 inline constexpr uint32_t diffusionTileItems = 256;
+inline constexpr uint32_t diffusionTileWorkers = 64;
+inline constexpr uint32_t diffusionTileArrayStride = diffusionTileItems + 8; // doubles from one array to the next
 // Shared arrays of a tile: T q tracer u v, rho exner, rho K on faces, and the elimination (a, inverse, c') of one
 // matrix, or of two over a no-slip ground.
 STRATA_HD inline uint32_t diffusionTileArrays(bool noSlip) { return noSlip ? 14u : 11u; }
+// Doubles from one column of a tile's array to the next: odd (see above), at least the values of a column.
+STRATA_HD inline uint32_t diffusionTileColumnStride(uint32_t values) { return values | 1u; }
 
-// Columns per tile: whole columns whose faces (levels + 1 values) fit in the tile's items; 0 (no tiles) for deeper.
+// Columns per tile: whole columns whose faces (levels + 1 values, odd-strided) fit in the tile's items; 0 (no tiles)
+// for deeper.
 STRATA_HD inline uint32_t diffusionTileColumns(uint32_t levels) {
-    return levels + 1 > diffusionTileItems ? 0u : diffusionTileItems / (levels + 1);
+    uint32_t const faceStride = diffusionTileColumnStride(levels + 1);
+    return faceStride > diffusionTileItems ? 0u : diffusionTileItems / faceStride;
 }
 
 struct ImplicitDiffusionTiles {
@@ -174,22 +188,25 @@ struct ImplicitDiffusionTiles {
 
     template <class Ctx>
     STRATA_HD void operator()(Ctx& ctx, uint32_t tile) const {
-        constexpr uint32_t M = diffusionTileItems;
+        constexpr uint32_t A = diffusionTileArrayStride, W = diffusionTileWorkers;
         double* const base = reinterpret_cast<double*>(ctx.worker().dynSharedBase());
         uint32_t const n = cols.grid.n();
+        uint32_t const cs = diffusionTileColumnStride(n), fs = diffusionTileColumnStride(n + 1);
         uint32_t const col0 = tile * tileColumns;
         uint32_t const ncols = columnCount - col0 < tileColumns ? columnCount - col0 : tileColumns;
         // The tile's columns as fields of their own (column c of the tile = column col0 + c), in shared memory.
-        auto center = [&](uint32_t array) { return CenterView{base + array * M, n, n, ncols}; };
+        auto center = [&](uint32_t array) { return CenterView{base + array * A, cs, n, ncols}; };
         ImplicitDiffusionColumns t = cols;
         t.T = center(0);
         t.q = center(1);
         t.tracer = center(2);
         t.u = center(3);
         t.v = center(4);
-        t.rho = CenterConst{base + 5 * M, n, n, ncols};
-        t.exner = CenterConst{base + 6 * M, n, n, ncols};
-        t.rhoK = FaceConst{base + 7 * M, n + 1, n + 1, ncols};
+        CenterView const rho = center(5), exner = center(6);
+        FaceView const rhoK{base + 7 * A, fs, n + 1, ncols};
+        t.rho = CenterConst{rho.data, cs, n, ncols};
+        t.exner = CenterConst{exner.data, cs, n, ncols};
+        t.rhoK = FaceConst{rhoK.data, fs, n + 1, ncols};
         t.a = center(8);
         t.inverse = center(9);
         t.cPrime = center(10);
@@ -222,18 +239,17 @@ struct ImplicitDiffusionTiles {
         lockstep::forEachInRange2D(ctx.worker(), ncols, n, [&](uint32_t c, uint32_t k) {
             uint32_t const col = col0 + c;
             diffused([&](CenterView in, CenterView field) { in(c, k) = field(col, k); });
-            base[5 * M + c * n + k] = cols.rho(col, k);
-            base[6 * M + c * n + k] = cols.exner(col, k);
+            rho(c, k) = cols.rho(col, k);
+            exner(c, k) = cols.exner(col, k);
         });
-        ctx.syncInterdependent2D(
-            ncols, n + 1, [&](uint32_t c, uint32_t k) { base[7 * M + c * (n + 1) + k] = cols.rhoK(col0 + c, k); });
+        ctx.syncInterdependent2D(ncols, n + 1, [&](uint32_t c, uint32_t k) { rhoK(c, k) = cols.rhoK(col0 + c, k); });
         uint32_t const matrices = cols.noSlip ? 2u : 1u;
         ctx.syncInterdependent([&](uint32_t i) {
-            for (uint32_t job = i; job < matrices * ncols; job += M) // (a tile has at most M / 2 columns)
+            for (uint32_t job = i; job < matrices * ncols; job += W)
                 matrix(job >= ncols).factorColumn(job % ncols, job >= ncols);
         });
         ctx.syncInterdependent([&](uint32_t i) {
-            for (uint32_t job = i; job < 5 * ncols; job += M) {
+            for (uint32_t job = i; job < 5 * ncols; job += W) {
                 uint32_t const variable = job / ncols;
                 matrix(variable >= 3).solveVariable(job % ncols, variable);
             }
@@ -255,8 +271,8 @@ void diffuseImplicitly(Backend const& backend, uint32_t columnCount, ImplicitDif
         if (tileColumns > 0) {
             threaded::threaded(
                 backend, threaded::independent((columnCount + tileColumns - 1) / tileColumns),
-                threaded::interdependent<diffusionTileItems>(
-                    threaded::sharedBytesFor<double, diffusionTileItems>(diffusionTileArrays(cols.noSlip))),
+                threaded::interdependent<diffusionTileWorkers>(
+                    threaded::sharedBytesFor<double, diffusionTileArrayStride>(diffusionTileArrays(cols.noSlip))),
                 ImplicitDiffusionTiles{cols, columnCount, tileColumns});
         } else {
             threaded::threaded(backend, threaded::independent(columnCount),

@@ -180,12 +180,12 @@ public:
         for (std::size_t i = 0; i < m_processes.size(); ++i)
             out.push_back({m_processes[i]->name(), totals(i).launches, totals(i).seconds, m_processes[i]->stepCost(),
                            totals(i).transfers});
-        // The step's own passes: u0 = u and the tendencies zeroed (7 fields in, 14 out), per stage the update
-        // u = u0 + b ((u - u0) + dt f) with the tendency zeroed after it (u, u0, f in, u and f out).
+        // The step's own passes: u0 = u (7 fields in, 7 out), per stage the update u = u0 + b ((u - u0) + dt f)
+        // with the tendency zeroed after it (u, u0, f in, u and f out).
         double const count = Prognostics::count;
-        double const bytes = 24 * count + (hasExplicit() ? 3 * 40 * count : 0.0);
+        double const bytes = 16 * count + (hasExplicit() ? 3 * 40 * count : 0.0);
         out.push_back({"model", totals(m_processes.size()).launches, totals(m_processes.size()).seconds,
-                       StepCost{bytes, 0, 0, 0, "u0 = u; per stage: tendencies zeroed, the stage update"},
+                       StepCost{bytes, 0, 0, 0, "u0 = u; per stage: the stage update, its tendencies zeroed"},
                        totals(m_processes.size()).transfers});
         return out;
     }
@@ -224,7 +224,7 @@ public:
 
         Prognostics& u = m_state.now;
         Prognostics& u0 = m_state.start;
-        startStep(u0, m_state.tendency, u); // u0 = u, tendencies 0
+        startStep(u0, u); // u0 = u (the tendencies are zero: StartStep in kernels.hpp)
         double const dt = m_cfg.time.dt;
         struct StageCoefficients {
             double b, weight; // u = (1 - b) u0 + b (u + dt F(u)); the stage's weight in the step
@@ -475,12 +475,11 @@ private:
             forEachPoint(m_backend, to[i]->columns(), to[i]->levels(), Copy{to[i]->view(), from[i]->view()});
     }
     // One kernel each over all seven prognostic fields (kernels.hpp).
-    void startStep(Prognostics& u0, Prognostics& t, Prognostics const& u) {
+    void startStep(Prognostics& u0, Prognostics const& u) {
         constexpr uint32_t n = Prognostics::count;
         StartStep<n> k{};
         for (std::size_t i = 0; i < n; ++i) {
             k.u0[i] = u0.all()[i]->view();
-            k.t[i] = t.all()[i]->view();
             k.u[i] = u.all()[i]->view();
         }
         ops::forEachPointOfFields<n>(m_backend, u.T.columns(), u.T.levels(), k);

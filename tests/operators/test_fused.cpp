@@ -3,11 +3,15 @@
 // backend (several workers per block, every shared access checked) the targets share the block's buffers one after
 // the other, so a missing sync between them is reported as a race.
 #include "operators/operators.hpp"
+#include "tests/core/backends.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <utility>
+#include <vector>
 
 using namespace strata;
 using namespace strata::ops;
@@ -136,4 +140,28 @@ TEST_CASE("evaluateFused: a destination read by a target, a destination given tw
     CHECK_THROWS_AS(evaluateFused(serial, Engine::Direct, EngineOptions{}, assign(out.a, x.scaled()),
                                   assign(other, ops::asExpr(1.0))),
                     Error);
+}
+
+namespace {
+// Counts its visits of (field, column, level): a field of counters per field, in host memory.
+struct CountVisits {
+    int* counts;
+    uint32_t columns, levels;
+    void operator()(uint32_t i, uint32_t c, uint32_t k) const { ++counts[(i * columns + c) * levels + k]; }
+};
+} // namespace
+
+TEMPLATE_TEST_CASE("forEachPointOfFields: every (field, column, level) once, in one launch", "[engine][fused]",
+                   test::SerialBackend, test::OpenMPBackend, test::ThreadsBackend<3>, test::ThreadsBackend<32>) {
+    auto const backend = TestType::make();
+    // 30 levels: 8 columns a block of many workers (one field each), a partial last block; 1 level; a column deeper
+    // than a block
+    for (auto [columns, levels] : {std::pair{67u, 30u}, std::pair{5u, 1u}, std::pair{3u, 300u}}) {
+        std::vector<int> counts(3u * columns * levels, 0);
+        uint64_t const launches = lockstep::launchCounter().load();
+        forEachPointOfFields<3>(backend, columns, levels, CountVisits{counts.data(), columns, levels});
+        INFO(columns << " columns, " << levels << " levels");
+        CHECK(lockstep::launchCounter().load() - launches == 1);
+        CHECK(std::count(counts.begin(), counts.end(), 1) == static_cast<std::ptrdiff_t>(counts.size()));
+    }
 }
