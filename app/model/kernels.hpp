@@ -64,12 +64,6 @@ struct Copy {
     STRATA_HD void operator()(uint32_t c, uint32_t k) const { dst(c, k) = src(c, k); }
 };
 
-struct AddInto {
-    CenterView dst;
-    CenterConst src;
-    STRATA_HD void operator()(uint32_t c, uint32_t k) const { dst(c, k) = dst(c, k) + src(c, k); }
-};
-
 struct Fill {
     CenterView dst;
     double value;
