@@ -70,6 +70,42 @@ TEST_CASE("TimedChoice: trials alternate Shmem and Direct, then the lower best t
     }
 }
 
+TEST_CASE("TimedChoice: one call in recheckEvery times the other engine again, and a faster time there wins",
+          "[engine][auto]") {
+    detail::TimedChoice c;
+    double const trials[] = {9.0, 5.0, 8.0, 5.5}; // Shmem's trials slowed (noise): Direct is taken
+    for (double t : trials)
+        c.record(c.next(), t);
+    REQUIRE(c.next() == Engine::Direct);
+    auto untimedCalls = [&](int n) {
+        for (int i = 0; i < n; ++i) {
+            REQUIRE_FALSE(c.timing());
+            REQUIRE(c.next() == Engine::Direct);
+            c.skip();
+        }
+    };
+    untimedCalls(detail::TimedChoice::recheckEvery - 1);
+    // the re-check: Shmem, timed; a slow time keeps Direct
+    REQUIRE(c.timing());
+    REQUIRE(c.next() == Engine::Shmem);
+    c.record(Engine::Shmem, 6.0);
+    CHECK(c.next() == Engine::Direct);
+    untimedCalls(detail::TimedChoice::recheckEvery - 1);
+    // the next re-check runs undisturbed: Shmem's 4.0 beats Direct's 5.0, and Shmem is taken from then on
+    REQUIRE(c.timing());
+    REQUIRE(c.next() == Engine::Shmem);
+    c.record(Engine::Shmem, 4.0);
+    CHECK_FALSE(c.timing());
+    CHECK(c.next() == Engine::Shmem);
+    CHECK(c.best(Engine::Shmem) == 4.0);
+    CHECK(c.best(Engine::Direct) == 5.0);
+    // and the re-checks now time Direct
+    for (int i = 0; i < detail::TimedChoice::recheckEvery - 1; ++i)
+        c.skip();
+    CHECK(c.timing());
+    CHECK(c.next() == Engine::Direct);
+}
+
 TEST_CASE("Timed Auto on Serial: every call gives the explicit engines' bits, and the choice settles",
           "[engine][auto]") {
     Case const k(37); // a new shape for this test: a fresh timed choice
@@ -87,7 +123,8 @@ TEST_CASE("Timed Auto on Serial: every call gives the explicit engines' bits, an
         engines.push_back(plan.engine);
         CHECK(sameBits(out, ref));
     }
-    // The trials alternate, Shmem first; after them one engine, every call.
+    // The trials alternate, Shmem first; after them one engine, every call (until the first re-check, call
+    // trials + recheckEvery - 1).
     CHECK(engines[0] == Engine::Shmem);
     CHECK(engines[1] == Engine::Direct);
     CHECK(engines[2] == Engine::Shmem);
