@@ -162,9 +162,11 @@ struct ImplicitDiffusionBody {
 // a block's other warps only waited at its barriers (an H100, Nsight Compute: 24 of every 33 cycles a warp waited at
 // a barrier, 62 registers a thread and 28 KiB a block held the SM to 4 blocks, 32 columns). With 64 workers shared
 // memory alone sets the blocks an SM holds. The shared arrays are laid out for the banks: a column's values start an
-// odd number of doubles apart, and the arrays 8 doubles more than a multiple of 16 apart, so that the workers of a
-// half-warp, (variable, column) side by side, read 16 different pairs of banks (with a column every 30 doubles and
-// the arrays 256 apart, Nsight Compute counted 1.8- to 2.2-way bank conflicts).
+// odd number of doubles apart, and the arrays 8 doubles more than a multiple of 16 apart, so that at 30 levels the
+// workers of a half-warp, (variable, column) side by side, read 16 different pairs of banks (with a column every 30
+// doubles and the arrays 256 apart, Nsight Compute counted 1.8- and 2.2-way conflicts on loads and stores; with this
+// layout the loads have none and the stores, mostly the copies in and out, 1.7-way). Other level counts can still
+// meet 2-way conflicts (60 levels: variables 0 and 2).
 inline constexpr uint32_t diffusionTileItems = 256;
 inline constexpr uint32_t diffusionTileWorkers = 64;
 inline constexpr uint32_t diffusionTileArrayStride = diffusionTileItems + 8; // doubles from one array to the next

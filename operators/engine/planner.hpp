@@ -123,7 +123,7 @@ constexpr uint32_t shmemBlockItems = isGpu<Backend> ? 1024u : engineBlockDomSize
 // first) and keep each engine's fastest time, so that a first call's page faults or cold caches do not decide; later
 // calls take the engine with the lower best time, except one call in every `recheckEvery`, which times the other
 // engine again: a choice made from trials that the machine's noise slowed (measured on a 2-core machine: a process
-// whose trials picked Direct for a tree that Shmem ran 1.28x faster) is mended at the next re-check that runs
+// whose trials picked Direct for a tree that Shmem ran 1.27x faster) is mended at the next re-check that runs
 // undisturbed, at the price of one call in 64 on the slower engine. Deterministic given the times recorded (tests
 // feed it times).
 class TimedChoice {
