@@ -135,12 +135,14 @@ double content(Columns const& s, Center const& psi, uint32_t col) {
 } // namespace
 
 TEMPLATE_TEST_CASE("implicit diffusion in one kernel: the bits of the coefficient passes and the library's Thomas",
-                   "[model][diffusion]", test::SerialBackend, test::OpenMPBackend, test::ThreadsBackend<3>) {
+                   "[model][diffusion]", test::SerialBackend, test::OpenMPBackend, test::ThreadsBackend<3>,
+                   test::ThreadsBackend<64>) {
     auto const backend = TestType::make();
     double const dt = 1800.0;
     // 300 columns: at 1 level tiles of 85 columns (faces 3 doubles apart in shared memory) and one of 45, 425 solves
-    // over a tile's 64 workers; at 30 levels 37 tiles of 8 columns (31 doubles apart) and one of 4
-    for (uint32_t levels : {1u, 2u, 7u, 30u})
+    // over a tile's 64 workers; at 30 levels 37 tiles of 8 columns (31 doubles apart) and one of 4; 254 levels, a
+    // column a tile (its 255 faces fill the tile); 255 levels, deeper than a tile: a worker per column
+    for (uint32_t levels : {1u, 2u, 7u, 30u, 254u, 255u})
         for (uint32_t columns : {1u, 4u, 9u, 300u})
             for (bool noSlip : {false, true}) {
                 Columns expected(levels, columns), got(levels, columns);
