@@ -51,10 +51,19 @@ STRATA_HD void forEachColumnLevel(W const& worker, bool split, uint32_t ncols, u
     uint32_t const hi = split && levels > first + reach ? clamp(levels - reach - first) : 0u;
     if constexpr (oneWorker<W>) {
         (void)worker;
+        // The interior loop carries `ivdep`: GCC need not prove that the loop's stores (a buffer, the destination)
+        // alias none of its loads; they cannot (the engines write buffers no operand points into, and evaluate
+        // rejects a destination that is also an operand: checkLeaves in engine.hpp). Without it GCC guards each
+        // column's vectorised loop with run-time overlap checks of every pointer pair. Measured on the Intel machine
+        // (docs/performance.md, "ivdep"): the diffusion tree 14 % faster under Direct at 256 levels, 10 % under Shmem
+        // at 64; the same bits (no reassociation is allowed).
         for (uint32_t c = 0; c < ncols; ++c) {
             if (lo < hi) {
                 for (uint32_t i = 0; i < lo; ++i)
                     f(c, i, std::false_type{});
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#pragma GCC ivdep
+#endif
                 for (uint32_t i = lo; i < hi; ++i)
                     f(c, i, std::true_type{});
                 for (uint32_t i = hi; i < len; ++i)
