@@ -57,8 +57,8 @@ struct FieldsPointKernel {
     STRATA_HD void operator()(W const& worker, F const& f, uint32_t columns, uint32_t levels) const {
         uint32_t const perBlock = columnsPerBlock<oneWorker<W>>(levels);
         uint32_t const blocks = (columns + perBlock - 1) / perBlock;
-        for (uint32_t task = worker.blockDomIdx(); task < tasks<oneWorker<W>>(columns, levels);
-             task += worker.gridDomSize()) {
+        uint32_t const count = oneWorker<W> ? blocks : blocks * Fields; // tasks(), without its divisions again
+        for (uint32_t task = worker.blockDomIdx(); task < count; task += worker.gridDomSize()) {
             uint32_t const b = oneWorker<W> ? task : task % blocks;
             uint32_t const col0 = b * perBlock;
             uint32_t const ncols = columns - col0 < perBlock ? columns - col0 : perBlock;
