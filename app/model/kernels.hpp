@@ -57,6 +57,12 @@ struct StageAll {
         f[i](c, k) = 0.0;
     }
 };
+// Every field's tendency zeroed: only after a step that did not finish (Model::step), never in a normal step.
+template <std::size_t N>
+struct ZeroAll {
+    CenterView f[N];
+    STRATA_HD void operator()(uint32_t i, uint32_t c, uint32_t k) const { f[i](c, k) = 0.0; }
+};
 
 struct Copy {
     CenterView dst;

@@ -232,6 +232,11 @@ public:
         StageCoefficients const stages[3] = {{1.0, 1.0 / 6.0}, {0.25, 1.0 / 6.0}, {2.0 / 3.0, 2.0 / 3.0}};
         double const stageTime[3] = {m_time, m_time + dt, m_time + 0.5 * dt}; // SSP-RK3's abscissae 0, 1, 1/2
         if (hasExplicit()) {
+            // The stages leave the tendencies zero for the next step; a step that threw in a stage (a process's
+            // exception, caught by a caller that then goes on, e.g. from a restored state) did not, and the
+            // tendencies it had added would enter the next step's first stage: zeroed here, in that case only.
+            if (!m_tendenciesZero) zeroTendencies();
+            m_tendenciesZero = false;
             for (int i = 0; i < 3; ++i) {
                 auto const& st = stages[i];
                 ctx.time = stageTime[i];
@@ -239,6 +244,7 @@ public:
                     timed(p, [&] { m_processes[p]->addTendencies(ctx, u, m_state.tendency, dt * st.weight); });
                 rkStage(u, u0, m_state.tendency, st.b, dt); // and the tendencies zeroed for the next stage
             }
+            m_tendenciesZero = true;
         }
         ctx.time = m_time;
         for (std::size_t p = 0; p < m_processes.size(); ++p)
@@ -484,6 +490,13 @@ private:
         }
         ops::forEachPointOfFields<n>(m_backend, u.T.columns(), u.T.levels(), k);
     }
+    void zeroTendencies() {
+        constexpr uint32_t n = Prognostics::count;
+        ZeroAll<n> k{};
+        for (std::size_t i = 0; i < n; ++i)
+            k.f[i] = m_state.tendency.all()[i]->view();
+        ops::forEachPointOfFields<n>(m_backend, m_state.tendency.T.columns(), m_state.tendency.T.levels(), k);
+    }
     void rkStage(Prognostics& u, Prognostics const& u0, Prognostics& f, double b, double dt) {
         constexpr uint32_t n = Prognostics::count;
         StageAll<n> k{};
@@ -592,6 +605,7 @@ private:
     double m_time = 0;
     uint64_t m_steps = 0;
     bool m_hasTestProcess = false;
+    bool m_tendenciesZero = true; // false while a step's stages run (see step())
 };
 
 } // namespace strata::app

@@ -16,6 +16,7 @@
 #include <memory>
 #include <numbers>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -188,6 +189,89 @@ TEST_CASE("a source that no process reports breaks the budgets; reported, it clo
                 REQUIRE(d.runResidual[b] > 0.1);
             }
         }
+    }
+}
+
+// ---- a step that throws -------------------------------------------------------------------------------------
+
+namespace {
+
+// A test-only process: adds a heating tendency, and throws on its `throwAt`-th call (counted from 1; 0: never),
+// after adding, as a process that fails half-way through its work would.
+class ThrowingSource : public app::Process<Serial> {
+public:
+    explicit ThrowingSource(int throwAt) : m_throwAt(throwAt) {}
+    std::string name() const override { return "throwing_source"; }
+    bool hasTendencies() const override { return true; }
+    std::vector<app::FieldDecl> fields() const override { return {}; }
+    void addTendencies(app::StepContext<Serial>&, app::Prognostics const&, app::Prognostics& t, double) override {
+        t.T.toHost();
+        for (uint32_t c = 0; c < t.T.columns(); ++c)
+            for (uint32_t k = 0; k < t.T.levels(); ++k)
+                t.T.at(c, k) += 1e-3; // 86 K a day: far from the round-off of a step
+        t.T.toDevice();
+        if (++m_calls == m_throwAt) throw std::runtime_error("throwing_source: failing on purpose");
+    }
+
+private:
+    int m_throwAt;
+    int m_calls = 0;
+};
+
+std::vector<std::vector<double>> prognosticValues(app::Prognostics& u) {
+    std::vector<std::vector<double>> out;
+    for (auto* f : u.all()) {
+        f->toHost();
+        out.emplace_back();
+        for (uint32_t c = 0; c < f->columns(); ++c)
+            for (uint32_t k = 0; k < f->levels(); ++k)
+                out.back().push_back(f->at(c, k));
+    }
+    return out;
+}
+
+// The largest |a - b| over all values (NaN if either holds one).
+double largestDifference(std::vector<std::vector<double>> const& a, std::vector<std::vector<double>> const& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        for (std::size_t j = 0; j < a[i].size(); ++j) {
+            double const d = std::fabs(a[i][j] - b[i][j]);
+            worst = std::isnan(d) ? d : std::max(worst, d);
+        }
+    return worst;
+}
+
+} // namespace
+
+TEST_CASE("a step that threw in a Runge-Kutta stage leaves nothing behind for the next step", "[physics][robustness]") {
+    // A caller that catches a process's exception and goes on from a restored state (a restart, say) must get the
+    // step it would have got without the failure: the failed step's tendencies must not enter the next one.
+    // (Checked to fail without the zeroing in Model::step: the first stage then starts from the failed stage's sum.)
+    for (int const throwAt : {1, 2, 3}) {
+        INFO("the process throws in stage " << throwAt);
+        Case reference("default", {"time.steps=36", "time.days="});
+        reference.model->addProcess(std::make_unique<ThrowingSource>(0));
+        Case k("default", {"time.steps=36", "time.days="});
+        k.model->addProcess(std::make_unique<ThrowingSource>(throwAt));
+        auto const initial = prognosticValues(k.state().now);
+        REQUIRE(largestDifference(initial, prognosticValues(reference.state().now)) == 0.0);
+        REQUIRE_THROWS_WITH(k.model->step(), Catch::Contains("failing on purpose"));
+        // the failed step's stages before the throw changed the state ...
+        if (throwAt > 1) REQUIRE(largestDifference(prognosticValues(k.state().now), initial) > 0.0);
+        auto fields = k.state().now.all();
+        for (std::size_t i = 0; i < fields.size(); ++i) { // ... which the caller restores
+            std::size_t at = 0;
+            for (uint32_t c = 0; c < fields[i]->columns(); ++c)
+                for (uint32_t z = 0; z < fields[i]->levels(); ++z)
+                    fields[i]->at(c, z) = initial[i][at++];
+            fields[i]->toDevice();
+        }
+        k.steps(2);
+        reference.steps(2);
+        double const difference =
+            largestDifference(prognosticValues(k.state().now), prognosticValues(reference.state().now));
+        INFO("largest difference to the run without the failure: " << difference);
+        REQUIRE(difference == 0.0);
     }
 }
 
