@@ -75,6 +75,15 @@ struct Cuda {
     int device = 0;
 };
 
+// A backend whose launches ask for at most MaxBlocks blocks: the kernels walk the rest of their work grid-stride, as
+// they do past 65535 blocks. For tests: with the real limit, a kernel's grid-stride loop runs only at millions of
+// points. It launches as its base (lockstep::launch dispatches on the base tag) and keeps the base's other traits.
+template <class Base, uint32_t MaxBlocks>
+struct GridLimited : Base {
+    static_assert(MaxBlocks > 0);
+    static constexpr uint32_t maxGridBlocks = MaxBlocks;
+};
+
 // Whether this build can run the backend at all (Cuda needs STRATA_ENABLE_CUDA; a device is checked at launch).
 bool cudaCompiled();
 bool openmpCompiled();

@@ -51,7 +51,7 @@ void launch(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& ker
     using Cfg = typename detail::ResolveBlockCfg<Kernel, Dom>::type;
     if (cfg.gridSize == 0) return;
     launchCounter().fetch_add(1, std::memory_order_relaxed);
-    if constexpr (std::is_same_v<Backend, core::Cuda>) {
+    if constexpr (std::is_base_of_v<core::Cuda, Backend>) { // a tag or one made from it (GridLimited)
 #if defined(__CUDACC__)
         detail::launchCuda<Cfg>(backend, cfg, kernel, args...);
 #else

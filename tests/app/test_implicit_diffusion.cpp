@@ -136,7 +136,7 @@ double content(Columns const& s, Center const& psi, uint32_t col) {
 
 TEMPLATE_TEST_CASE("implicit diffusion in one kernel: the bits of the coefficient passes and the library's Thomas",
                    "[model][diffusion]", test::SerialBackend, test::OpenMPBackend, test::ThreadsBackend<3>,
-                   test::ThreadsBackend<64>) {
+                   test::ThreadsBackend<64>, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     double const dt = 1800.0;
     // 300 columns: at 1 level tiles of 85 columns (faces 3 doubles apart in shared memory) and one of 45, 425 solves

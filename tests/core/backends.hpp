@@ -19,6 +19,23 @@ struct ThreadsBackend {
     static core::Threads make() { return {W, true}; }
 };
 
+// Grid-limited variants (core::GridLimited): at most 3 blocks a launch, so that every kernel's grid-stride loop wraps
+// at test sizes (the real limit, 65535 blocks, takes millions of points).
+inline constexpr uint32_t smallGridBlocks = 3;
+#define STRATA_SMALL_GRID_BACKENDS strata::test::SmallGridSerialBackend, strata::test::SmallGridThreadsBackend<7>
+struct SmallGridSerialBackend {
+    static core::GridLimited<core::Serial, smallGridBlocks> make() { return {}; }
+};
+template <uint32_t W>
+struct SmallGridThreadsBackend {
+    static core::GridLimited<core::Threads, smallGridBlocks> make() {
+        core::GridLimited<core::Threads, smallGridBlocks> b;
+        b.numWorkers = W;
+        b.checkShared = true;
+        return b;
+    }
+};
+
 } // namespace strata::test
 
 #define STRATA_CPU_BACKENDS                                                                                            \

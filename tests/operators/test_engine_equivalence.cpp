@@ -1,6 +1,7 @@
 // Direct and Shmem give the same bits for randomly generated expression trees (stencil depth 1 to 4, a quarter each,
 // every operator, random boundary conditions), for 1, 2, 3, 7, 64, 300 and 1000 levels, on Serial, OpenMP and Threads
 // with several worker counts, with and without tiling. Built four times (STRATA_TREE_PART = 0..3), 50 trees each.
+#include "tests/core/backends.hpp"
 #include "tests/operators/random_trees.hpp"
 
 #include <catch2/catch.hpp>
@@ -96,6 +97,11 @@ void checkTree() {
         check(core::Threads{2, true}, Engine::Shmem, tiled, "Threads{2} Shmem, tiles of 5 levels");
         if (levels <= 64) check(core::Threads{32, true}, Engine::Shmem, untiled, "Threads{32} Shmem");
         check(core::Threads{3, true}, Engine::Direct, untiled, "Threads{3} Direct");
+        // at most 3 blocks a launch: the kernels' grid-stride loops take the rest (tests/core/backends.hpp)
+        check(core::GridLimited<core::Serial, 3>{}, Engine::Shmem, tiled, "Serial Shmem, tiles of 5, 3 blocks");
+        check(core::GridLimited<core::Serial, 3>{}, Engine::Direct, untiled, "Serial Direct, 3 blocks");
+        check(test::SmallGridThreadsBackend<5>::make(), Engine::Shmem, tiled, "Threads{5} Shmem, tiles of 5, 3 blocks");
+        check(test::SmallGridThreadsBackend<3>::make(), Engine::Direct, untiled, "Threads{3} Direct, 3 blocks");
     }
 }
 

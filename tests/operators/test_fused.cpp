@@ -104,6 +104,7 @@ TEST_CASE("evaluateFused: one launch, the bits of each target evaluated alone", 
     checkBackend(core::OpenMP{}, x, ref);
     checkBackend(core::Threads{3}, x, ref);
     checkBackend(core::Threads{7}, x, ref);
+    checkBackend(test::SmallGridThreadsBackend<7>::make(), x, ref); // 3 blocks a launch: grid-stride
 }
 
 TEST_CASE("evaluateFused: columns that need Shmem tiles are evaluated target by target", "[engine][fused]") {
@@ -152,7 +153,8 @@ struct CountVisits {
 } // namespace
 
 TEMPLATE_TEST_CASE("forEachPointOfFields: every (field, column, level) once, in one launch", "[engine][fused]",
-                   test::SerialBackend, test::OpenMPBackend, test::ThreadsBackend<3>, test::ThreadsBackend<32>) {
+                   test::SerialBackend, test::OpenMPBackend, test::ThreadsBackend<3>, test::ThreadsBackend<32>,
+                   STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     // 30 levels: 8 columns a block of many workers (one field each), a partial last block; 1 level; a column deeper
     // than a block

@@ -51,7 +51,7 @@ bool close(double x, double y, double scale, double tol) { return std::fabs(x - 
 } // namespace
 
 TEMPLATE_TEST_CASE("column integrals are exact for linear profiles (midpoint rule), uniform and stretched grids",
-                   "[column][integrals]", STRATA_CPU_BACKENDS) {
+                   "[column][integrals]", STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     uint32_t const cols = 5;
     Linear const profile{-3.0, 2.5e-3};
@@ -96,7 +96,7 @@ TEMPLATE_TEST_CASE("column integrals are exact for linear profiles (midpoint rul
 }
 
 TEMPLATE_TEST_CASE("column integrals are second order, not exact, on a quadratic profile", "[column][integrals]",
-                   STRATA_CPU_BACKENDS) {
+                   STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     // Proves the exactness test above can fail: the midpoint rule misses sum dz^3 / 12 * f'' on a parabola.
     auto const backend = TestType::make();
     double previous = 0;
@@ -119,7 +119,7 @@ TEMPLATE_TEST_CASE("column integrals are second order, not exact, on a quadratic
 }
 
 TEMPLATE_TEST_CASE("hydrostatic pressure is exact for an isothermal atmosphere", "[column][integrals]",
-                   STRATA_CPU_BACKENDS) {
+                   STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     double const g = 9.80616, rd = 287.04, temperature = 250.0;
     uint32_t const cols = 4;
@@ -150,7 +150,7 @@ TEMPLATE_TEST_CASE("hydrostatic pressure is exact for an isothermal atmosphere",
 }
 
 TEMPLATE_TEST_CASE("hydrostatic pressure takes a scalar surface pressure and follows the cell temperatures",
-                   "[column][integrals]", STRATA_CPU_BACKENDS) {
+                   "[column][integrals]", STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     // Two isothermal layers: above the interface the profile continues from the interface pressure.
     auto const backend = TestType::make();
     double const g = 9.81, rd = 287.0, tLow = 280.0, tHigh = 220.0, ps = 1e5;
@@ -177,7 +177,7 @@ TEMPLATE_TEST_CASE("hydrostatic pressure takes a scalar surface pressure and fol
 }
 
 TEMPLATE_TEST_CASE("column sum, min and max match host loops on Center and Face fields", "[column][reductions]",
-                   STRATA_CPU_BACKENDS) {
+                   STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     uint32_t const cols = 9;
     auto grid = stretchedGrid(71);
@@ -301,7 +301,7 @@ struct IntegrandFields {
 };
 
 TEMPLATE_TEST_CASE("the integral of an expression equals evaluating it (Direct) and integrating, bit for bit",
-                   "[column][integrals]", STRATA_CPU_BACKENDS) {
+                   "[column][integrals]", STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     auto const grid = stretchedGrid(19);
     uint32_t const cols = 6;
@@ -396,7 +396,7 @@ TEST_CASE("column integrals and reductions in shared-memory tiles have the bits 
 }
 
 TEMPLATE_TEST_CASE("several integrals in one launch: each with the bits of its own columnIntegralOf",
-                   "[column][integrals]", STRATA_CPU_BACKENDS) {
+                   "[column][integrals]", STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     auto const grid = stretchedGrid(19);
     uint32_t const cols = 5;

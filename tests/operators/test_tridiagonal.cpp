@@ -103,7 +103,7 @@ std::shared_ptr<Grid const> gridOf(uint32_t n) { return std::make_shared<Grid co
 } // namespace
 
 TEMPLATE_TEST_CASE("Thomas and cyclic reduction solve random diagonally dominant systems and agree to 1e-12",
-                   "[column][tridiagonal]", STRATA_CPU_BACKENDS) {
+                   "[column][tridiagonal]", STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     for (uint32_t n : sizes) {
         INFO("n = " << n);
@@ -126,7 +126,7 @@ TEMPLATE_TEST_CASE("Thomas and cyclic reduction solve random diagonally dominant
 }
 
 TEMPLATE_TEST_CASE("both variants recover a known solution of implicit diffusion", "[column][tridiagonal]",
-                   STRATA_CPU_BACKENDS) {
+                   STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     // (1 + 2r) x[k] - r (x[k-1] + x[k+1]) = d[k] with zero-flux ends (b = 1 + r there): d is made from a chosen x.
     auto const backend = TestType::make();
     uint32_t const n = 100, cols = 3;
@@ -151,7 +151,7 @@ TEMPLATE_TEST_CASE("both variants recover a known solution of implicit diffusion
 }
 
 TEMPLATE_TEST_CASE("solving in place (x = d) gives the out-of-place result bit for bit", "[column][tridiagonal]",
-                   STRATA_CPU_BACKENDS) {
+                   STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     for (uint32_t n : {1u, 5u, 300u}) {
         auto grid = gridOf(n);
@@ -167,7 +167,7 @@ TEMPLATE_TEST_CASE("solving in place (x = d) gives the out-of-place result bit f
 }
 
 TEMPLATE_TEST_CASE("variant rules: Auto and Bfb run Thomas on CPU, CR falls back to Thomas when it does not fit",
-                   "[column][tridiagonal]", STRATA_CPU_BACKENDS) {
+                   "[column][tridiagonal]", STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     uint32_t const n = 300;
     auto grid = gridOf(n);
@@ -230,7 +230,7 @@ TEST_CASE("Bfb and cyclic reduction are bit-identical across Serial, OpenMP and 
 }
 
 TEMPLATE_TEST_CASE("single precision: both variants solve and agree to float rounding", "[column][tridiagonal]",
-                   STRATA_CPU_BACKENDS) {
+                   STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
     auto grid = gridOf(127);
     System<float> const sys(grid, 5, 3);

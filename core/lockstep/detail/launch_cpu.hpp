@@ -27,13 +27,13 @@ void launchCpu(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& 
     std::size_t const dynOffset = alignUp(staticBytes);
     std::size_t const totalBytes = dynOffset + cfg.dynSharedBytes;
 
-    if constexpr (std::is_same_v<Backend, core::Serial>) {
+    if constexpr (std::is_base_of_v<core::Serial, Backend>) {
         auto smem = std::make_unique<std::byte[]>(totalBytes > 0 ? totalBytes : 1);
         for (uint32_t b = 0; b < cfg.gridSize; ++b) {
             Worker<Cfg, core::Serial> w(0, 1, b, cfg.gridSize, smem.get(), smem.get() + dynOffset, cfg.dynSharedBytes);
             kernel(w, args...);
         }
-    } else if constexpr (std::is_same_v<Backend, core::OpenMP>) {
+    } else if constexpr (std::is_base_of_v<core::OpenMP, Backend>) {
         std::exception_ptr error;
 #pragma omp parallel
         {
@@ -51,7 +51,7 @@ void launchCpu(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& 
             }
         }
         if (error) std::rethrow_exception(error);
-    } else if constexpr (std::is_same_v<Backend, core::Threads>) {
+    } else if constexpr (std::is_base_of_v<core::Threads, Backend>) {
         uint32_t const nw = backend.numWorkers;
         if (nw == 0 || nw > 1024)
             throw Error("Threads::numWorkers = " + std::to_string(nw), "lockstep launch",
