@@ -14,6 +14,14 @@
 //                                       (`scalars`: possible only where they are constant). The same bytes come from
 //                                       memory; `scalars` issues 6 loads per two level updates instead of 10. The
 //                                       arrays hold one value each, so both give the same bits (checked).
+//   roofline/serial/diffusion_loads/<metric>_one_pass/<levels>
+//                                       the same in one pass per column, both face fluxes of a center computed where
+//                                       they are used (the Direct engine's shape; the same bits, checked)
+//   roofline/serial/column_triad/<shape>/<levels>
+//                                       the triad over 2^23 points column by column, in one pass (`one_pass`) or in
+//                                       two through a column buffer in L1 (`two_pass`: b + s c into the buffer, then
+//                                       the buffer into a), the shape of the hand-written loop and the Shmem engine on
+//                                       one worker: what that shape costs at the triad's bytes and arithmetic
 #include "app/bench/bench_common.hpp"
 #include "core/threaded.hpp"
 
@@ -57,7 +65,7 @@ struct Metric {
     double const* wBelow;
     double const* wAbove;
 };
-template <bool Scalars>
+template <bool Scalars, bool OnePass = false>
 void diffusionColumns(Metric const& m, double const* __restrict K, double const* __restrict th, double* __restrict out,
                       std::size_t columns, uint32_t n, double* __restrict f) {
     double const rc = m.rdzc[1], rf = m.rdzf[1], wb = m.wBelow[1], wa = m.wAbove[1];
@@ -65,7 +73,18 @@ void diffusionColumns(Metric const& m, double const* __restrict K, double const*
         double const* const k_ = K + c * n;
         double const* const t = th + c * n;
         double* const o = out + c * n;
-        if constexpr (Scalars) {
+        if constexpr (OnePass) {
+            auto face = [&](uint32_t k) {
+                if constexpr (Scalars)
+                    return (k_[k - 1] * wb + k_[k] * wa) * ((t[k] - t[k - 1]) * rf);
+                else
+                    return (k_[k - 1] * m.wBelow[k] + k_[k] * m.wAbove[k]) * ((t[k] - t[k - 1]) * m.rdzf[k]);
+            };
+            o[0] = (face(1) - 0.0) * (Scalars ? rc : m.rdzc[0]);
+            for (uint32_t k = 1; k + 1 < n; ++k)
+                o[k] = (face(k + 1) - face(k)) * (Scalars ? rc : m.rdzc[k]);
+            o[n - 1] = (0.0 - face(n - 1)) * (Scalars ? rc : m.rdzc[n - 1]);
+        } else if constexpr (Scalars) {
             for (uint32_t k = 1; k < n; ++k)
                 f[k] = (k_[k - 1] * wb + k_[k] * wa) * ((t[k] - t[k - 1]) * rf);
             o[0] = (f[1] - 0.0) * rc;
@@ -83,7 +102,7 @@ void diffusionColumns(Metric const& m, double const* __restrict K, double const*
     }
 }
 
-void bmDiffusionLoads(benchmark::State& state, bool scalars, uint32_t n) {
+void bmDiffusionLoads(benchmark::State& state, bool scalars, bool onePass, uint32_t n) {
     std::size_t const columns = (std::size_t{1} << 23) / n, points = columns * n;
     bench::RawArray K(points), th(points), out(points), ref(points);
     for (std::size_t i = 0; i < points; ++i) {
@@ -96,10 +115,16 @@ void bmDiffusionLoads(benchmark::State& state, bool scalars, uint32_t n) {
     std::vector<double> rdzc(n + 1, 1.0 / dz), rdzf(n + 1, 1.0 / dz), w(n + 1, 0.5), f(n + 1, 0.0);
     Metric const m{rdzc.data(), rdzf.data(), w.data(), w.data()};
     for (auto _ : state) {
-        if (scalars)
+        if (onePass) {
+            if (scalars)
+                diffusionColumns<true, true>(m, K.get(), th.get(), out.get(), columns, n, f.data());
+            else
+                diffusionColumns<false, true>(m, K.get(), th.get(), out.get(), columns, n, f.data());
+        } else if (scalars) {
             diffusionColumns<true>(m, K.get(), th.get(), out.get(), columns, n, f.data());
-        else
+        } else {
             diffusionColumns<false>(m, K.get(), th.get(), out.get(), columns, n, f.data());
+        }
         benchmark::DoNotOptimize(out.get());
         benchmark::ClobberMemory();
     }
@@ -107,6 +132,45 @@ void bmDiffusionLoads(benchmark::State& state, bool scalars, uint32_t n) {
     for (std::size_t i = 0; i < points; ++i)
         if (!(out.get()[i] == ref.get()[i])) {
             state.SkipWithError("the two loops differ");
+            return;
+        }
+    bench::reportThroughput<core::Serial>(state, static_cast<double>(points),
+                                          bench::triadBytesPerElement * static_cast<double>(points));
+}
+
+// The triad column by column over 2^23 points: in one pass, or through a column buffer f (see the header).
+void bmColumnTriad(benchmark::State& state, bool twoPass, uint32_t n) {
+    std::size_t const columns = (std::size_t{1} << 23) / n, points = columns * n;
+    bench::RawArray a(points), b(points), c(points), ref(points);
+    bench::triadInit(a.get(), b.get(), c.get(), points, false);
+    std::vector<double> buffer(n);
+    double const s = bench::triadScalar;
+    auto run = [&](double* __restrict out, double const* __restrict x, double const* __restrict y,
+                   double* __restrict f) {
+        for (std::size_t col = 0; col < columns; ++col) {
+            double* const o = out + col * n;
+            double const* const xc = x + col * n;
+            double const* const yc = y + col * n;
+            if (twoPass) {
+                for (uint32_t k = 0; k < n; ++k)
+                    f[k] = xc[k] + s * yc[k];
+                for (uint32_t k = 0; k < n; ++k)
+                    o[k] = f[k];
+            } else {
+                for (uint32_t k = 0; k < n; ++k)
+                    o[k] = xc[k] + s * yc[k];
+            }
+        }
+    };
+    for (auto _ : state) {
+        run(a.get(), b.get(), c.get(), buffer.data());
+        benchmark::DoNotOptimize(a.get());
+        benchmark::ClobberMemory();
+    }
+    bench::triadSerial(ref.get(), b.get(), c.get(), s, points);
+    for (std::size_t i = 0; i < points; ++i)
+        if (!(a.get()[i] == ref.get()[i])) {
+            state.SkipWithError("differs from the triad");
             return;
         }
     bench::reportThroughput<core::Serial>(state, static_cast<double>(points),
@@ -123,11 +187,17 @@ void registerRoofline() {
 int const registered = [] {
     registerRoofline<core::Serial>();
     registerRoofline<core::OpenMP>();
-    for (uint32_t const n : {64u, 256u})
-        for (bool const scalars : {false, true})
-            bench::add("roofline/serial/diffusion_loads/" + std::string(scalars ? "scalars/" : "arrays/") +
+    for (uint32_t const n : {64u, 256u, 1024u}) {
+        for (bool const onePass : {false, true})
+            for (bool const scalars : {false, true})
+                bench::add("roofline/serial/diffusion_loads/" + std::string(scalars ? "scalars" : "arrays") +
+                               (onePass ? "_one_pass/" : "/") + std::to_string(n),
+                           [=](benchmark::State& s) { bmDiffusionLoads(s, scalars, onePass, n); });
+        for (bool const twoPass : {false, true})
+            bench::add("roofline/serial/column_triad/" + std::string(twoPass ? "two_pass/" : "one_pass/") +
                            std::to_string(n),
-                       [=](benchmark::State& s) { bmDiffusionLoads(s, scalars, n); });
+                       [=](benchmark::State& s) { bmColumnTriad(s, twoPass, n); });
+    }
     return 0;
 }();
 
