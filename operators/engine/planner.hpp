@@ -116,20 +116,33 @@ constexpr bool isGpu = Backend::isGpu;
 // of a block's 256 workers stages four values between two syncs. Measured on an H200 (docs/performance.md, "On a
 // GPU"): the diffusion tree at 256 levels 294 -> 170 us (512: 206, 2048: 215), at 64 levels 329 -> 201 us; Shmem's
 // DRAM throughput 28 -> 48 % of peak (Nsight Compute): more loads in flight between two barriers.
+//
+// With one worker (Serial, OpenMP) 128, and no tile longer than that: the worker stages a tile's levels, then writes
+// its results, and on the Intel machine of docs/performance.md ("Shmem's passes on one core") a loop that reads for
+// 256 or more values and then writes them runs at 80-84 % of the triad where runs of 32-128 keep it (100 %, same
+// bytes). Measured with 2^23 points, Serial: the diffusion tree 12 % faster at 64 levels, advection 6-13 %, the
+// depth-4 tree 2-10 %, against whole columns of up to 256 levels a block.
 template <class Backend>
-constexpr uint32_t shmemBlockItems = isGpu<Backend> ? 1024u : engineBlockDomSize;
+constexpr uint32_t shmemBlockItems = isGpu<Backend>               ? 1024u
+                                     : Backend::oneWorkerPerBlock ? 128u
+                                                                  : engineBlockDomSize;
 
 // Auto's timed choice for one expression type and shape. The first `trials` calls alternate Shmem and Direct (Shmem
 // first) and keep each engine's fastest time, so that a first call's page faults or cold caches do not decide; later
-// calls take the engine with the lower best time, except one call in every `recheckEvery`, which times the other
-// engine again: a choice made from trials that the machine's noise slowed (measured on a 2-core machine: a process
-// whose trials picked Direct for a tree that Shmem ran 1.27x faster) is mended at the next re-check that runs
-// undisturbed, at the price of one call in 64 on the slower engine. Deterministic given the times recorded (tests
-// feed it times).
+// calls take the engine with the lower best time, except the re-checks, which time the other engine again: the 4th,
+// 8th, 16th and 32nd call after the trials, then one in every `recheckEvery`. A choice made from trials that the
+// machine's noise slowed (measured on a 2-core machine: a process whose trials picked Direct for a tree that Shmem ran
+// 1.27x faster; a benchmark's 30 calls of advection that stayed on the 1.3x slower engine) is mended at the next
+// re-check that runs undisturbed: soon after the trials, then at the price of one call in 64 on the slower engine.
+// Deterministic given the times recorded (tests feed it times).
 class TimedChoice {
 public:
     static constexpr int trials = 4;
     static constexpr int recheckEvery = 64;
+    // Whether the i-th call after the trials (from 1) is a re-check.
+    static constexpr bool isRecheck(long long i) {
+        return i < recheckEvery ? i >= 4 && (i & (i - 1)) == 0 : i % recheckEvery == 0;
+    }
 
     Engine next() const {
         if (m_calls < trials) return m_calls % 2 == 0 ? Engine::Shmem : Engine::Direct;
@@ -148,7 +161,7 @@ public:
     double best(Engine engine) const { return m_best[engine == Engine::Shmem ? 1 : 0]; }
 
 private:
-    bool recheck() const { return m_calls >= trials && (m_calls - trials) % recheckEvery == recheckEvery - 1; }
+    bool recheck() const { return m_calls >= trials && isRecheck(m_calls - trials + 1); }
 
     double m_best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
     long long m_calls = 0;
@@ -198,7 +211,7 @@ private:
 // level fits, else Direct), for Direct otherwise. Lays out the Shmem buffers of `expr` in `layout`.
 template <class Backend, class E>
 EvalPlan planFor(Backend const& backend, E const& expr, BufferPlan<E::slots>& layout, uint32_t columns, uint32_t levels,
-                 bool wantShmem, bool required, EngineOptions const& options) {
+                 bool wantShmem, bool required, EngineOptions const& options, bool oneTarget = true) {
     (void)backend;
     EvalPlan plan;
     plan.depth = E::depth;
@@ -211,6 +224,11 @@ EvalPlan planFor(Backend const& backend, E const& expr, BufferPlan<E::slots>& la
     if (wantShmem) {
         uint32_t tile = levels;
         if (options.maxTileLevels > 0) tile = std::min(tile, options.maxTileLevels);
+        // One worker, one target: no tile longer than a block's items (see shmemBlockItems). Several targets keep
+        // whole columns (planTargets): their blocks take long runs of columns instead (fusedPointsPerBlock).
+        if constexpr (detail::oneWorkerBackend<Backend>)
+            if (oneTarget)
+                tile = std::min(tile, options.shmemBlockItems > 0 ? options.shmemBlockItems : shmemBlockItems<Backend>);
         auto fits = [&](uint32_t t) { return detail::sharedBytesPerColumn(expr, stageStencilFree, t) <= limit; };
         if (!fits(tile)) {
             uint32_t lo = 0, hi = tile; // largest t in [1, tile] that fits, by bisection (bytes grow with t)
@@ -273,7 +291,7 @@ EvalPlan planTargets(Backend const& backend, uint32_t columns, uint32_t const* l
     EvalPlan each[sizeof...(Es)];
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((each[I] = planFor(backend, std::get<I>(exprs), std::get<I>(layouts), columns, levels[I], wantShmem, required,
-                            options)),
+                            options, sizeof...(Es) == 1)),
          ...);
     }
     (std::index_sequence_for<Es...>{});

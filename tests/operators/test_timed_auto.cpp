@@ -70,28 +70,32 @@ TEST_CASE("TimedChoice: trials alternate Shmem and Direct, then the lower best t
     }
 }
 
-TEST_CASE("TimedChoice: one call in recheckEvery times the other engine again, and a faster time there wins",
+TEST_CASE("TimedChoice: the other engine is timed again 4, 8, 16, 32 calls after the trials, then every 64; a "
+          "faster time there wins",
           "[engine][auto]") {
     detail::TimedChoice c;
     double const trials[] = {9.0, 5.0, 8.0, 5.5}; // Shmem's trials slowed (noise): Direct is taken
     for (double t : trials)
         c.record(c.next(), t);
     REQUIRE(c.next() == Engine::Direct);
-    auto untimedCalls = [&](int n) {
-        for (int i = 0; i < n; ++i) {
-            REQUIRE_FALSE(c.timing());
+    // 300 calls whose re-checks of Shmem are all slow (6.0): Direct stays; the re-checks' places
+    std::vector<long long> rechecks;
+    for (long long i = 1; i <= 300; ++i) {
+        if (c.timing()) {
+            rechecks.push_back(i);
+            REQUIRE(c.next() == Engine::Shmem);
+            c.record(Engine::Shmem, 6.0);
+        } else {
             REQUIRE(c.next() == Engine::Direct);
             c.skip();
         }
-    };
-    untimedCalls(detail::TimedChoice::recheckEvery - 1);
-    // the re-check: Shmem, timed; a slow time keeps Direct
-    REQUIRE(c.timing());
-    REQUIRE(c.next() == Engine::Shmem);
-    c.record(Engine::Shmem, 6.0);
-    CHECK(c.next() == Engine::Direct);
-    untimedCalls(detail::TimedChoice::recheckEvery - 1);
-    // the next re-check runs undisturbed: Shmem's 4.0 beats Direct's 5.0, and Shmem is taken from then on
+    }
+    CHECK(rechecks == std::vector<long long>{4, 8, 16, 32, 64, 128, 192, 256});
+    // the next re-check (call 320) runs undisturbed: Shmem's 4.0 beats Direct's 5.0, and Shmem is taken from then on
+    for (long long i = 301; i < 320; ++i) {
+        REQUIRE_FALSE(c.timing());
+        c.skip();
+    }
     REQUIRE(c.timing());
     REQUIRE(c.next() == Engine::Shmem);
     c.record(Engine::Shmem, 4.0);
@@ -123,8 +127,8 @@ TEST_CASE("Timed Auto on Serial: every call gives the explicit engines' bits, an
         engines.push_back(plan.engine);
         CHECK(sameBits(out, ref));
     }
-    // The trials alternate, Shmem first; after them one engine, every call (until the first re-check, call
-    // trials + recheckEvery - 1).
+    // The trials alternate, Shmem first; after them one engine, every call (until the first re-check, the 4th call
+    // after the trials).
     CHECK(engines[0] == Engine::Shmem);
     CHECK(engines[1] == Engine::Direct);
     CHECK(engines[2] == Engine::Shmem);
