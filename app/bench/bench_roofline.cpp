@@ -193,6 +193,8 @@ int const registered = [] {
                 bench::add("roofline/serial/diffusion_loads/" + std::string(scalars ? "scalars" : "arrays") +
                                (onePass ? "_one_pass/" : "/") + std::to_string(n),
                            [=](benchmark::State& s) { bmDiffusionLoads(s, scalars, onePass, n); });
+    }
+    for (uint32_t const n : {32u, 64u, 128u, 256u, 1024u}) {
         for (bool const twoPass : {false, true})
             bench::add("roofline/serial/column_triad/" + std::string(twoPass ? "two_pass/" : "one_pass/") +
                            std::to_string(n),
