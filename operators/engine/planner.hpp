@@ -129,19 +129,22 @@ constexpr uint32_t shmemBlockItems = isGpu<Backend>               ? 1024u
 
 // Auto's timed choice for one expression type and shape. The first `trials` calls alternate Shmem and Direct (Shmem
 // first) and keep each engine's fastest time, so that a first call's page faults or cold caches do not decide; later
-// calls take the engine with the lower best time, except the re-checks, which time the other engine again: the 4th,
-// 8th, 16th and 32nd call after the trials, then one in every `recheckEvery`. A choice made from trials that the
-// machine's noise slowed (measured on a 2-core machine: a process whose trials picked Direct for a tree that Shmem ran
-// 1.27x faster; a benchmark's 30 calls of advection that stayed on the 1.3x slower engine) is mended at the next
-// re-check that runs undisturbed: soon after the trials, then at the price of one call in 64 on the slower engine.
-// Deterministic given the times recorded (tests feed it times).
+// calls take the engine with the lower best time, except the re-checks, which time the other engine again: one call
+// in every `recheckEvery`, and where the two best times are within `closeCall` of each other also the 4th, 8th, 16th
+// and 32nd call after the trials. A choice made from trials that the machine's noise slowed (measured on a 2-core
+// machine: a process whose trials picked Direct for a tree that Shmem ran 1.27x faster; a benchmark's 30 calls of
+// advection that stayed on the 1.3x slower engine) is mended at the next re-check that runs undisturbed: soon after
+// the trials when the call was close, and at the price of one call in 64 on the slower engine. (The early re-checks
+// of a clear choice cost more than they could mend: the depth-4 tree at 16 levels, 2.2x apart, ran 13 % slower over
+// a benchmark's few calls with them.) Deterministic given the times recorded (tests feed it times).
 class TimedChoice {
 public:
     static constexpr int trials = 4;
     static constexpr int recheckEvery = 64;
-    // Whether the i-th call after the trials (from 1) is a re-check.
-    static constexpr bool isRecheck(long long i) {
-        return i < recheckEvery ? i >= 4 && (i & (i - 1)) == 0 : i % recheckEvery == 0;
+    static constexpr double closeCall = 1.25; // the slower best time at most this times the faster one
+    // Whether the i-th call after the trials (from 1) is a re-check, when the best times are close or not.
+    static constexpr bool isRecheck(long long i, bool close) {
+        return i < recheckEvery ? close && i >= 4 && (i & (i - 1)) == 0 : i % recheckEvery == 0;
     }
 
     Engine next() const {
@@ -161,7 +164,10 @@ public:
     double best(Engine engine) const { return m_best[engine == Engine::Shmem ? 1 : 0]; }
 
 private:
-    bool recheck() const { return m_calls >= trials && isRecheck(m_calls - trials + 1); }
+    bool recheck() const {
+        bool const close = std::max(m_best[0], m_best[1]) <= closeCall * std::min(m_best[0], m_best[1]);
+        return m_calls >= trials && isRecheck(m_calls - trials + 1, close);
+    }
 
     double m_best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
     long long m_calls = 0;

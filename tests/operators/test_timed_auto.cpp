@@ -70,11 +70,30 @@ TEST_CASE("TimedChoice: trials alternate Shmem and Direct, then the lower best t
     }
 }
 
-TEST_CASE("TimedChoice: the other engine is timed again 4, 8, 16, 32 calls after the trials, then every 64; a "
+TEST_CASE("TimedChoice: a clear choice is timed again every 64 calls, not in the first 32", "[engine][auto]") {
+    detail::TimedChoice c;
+    double const trials[] = {9.0, 5.0, 8.0, 5.5}; // Shmem's best 8.0 is 1.6x Direct's: a clear choice
+    for (double t : trials)
+        c.record(c.next(), t);
+    std::vector<long long> rechecks;
+    for (long long i = 1; i <= 200; ++i) {
+        if (c.timing()) {
+            rechecks.push_back(i);
+            REQUIRE(c.next() == Engine::Shmem);
+            c.record(Engine::Shmem, 8.5);
+        } else {
+            REQUIRE(c.next() == Engine::Direct);
+            c.skip();
+        }
+    }
+    CHECK(rechecks == std::vector<long long>{64, 128, 192});
+}
+
+TEST_CASE("TimedChoice: a close choice is timed again 4, 8, 16, 32 calls after the trials, then every 64; a "
           "faster time there wins",
           "[engine][auto]") {
     detail::TimedChoice c;
-    double const trials[] = {9.0, 5.0, 8.0, 5.5}; // Shmem's trials slowed (noise): Direct is taken
+    double const trials[] = {6.5, 5.0, 6.0, 5.5}; // Shmem's trials slowed (noise): Direct is taken, a close call
     for (double t : trials)
         c.record(c.next(), t);
     REQUIRE(c.next() == Engine::Direct);
