@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 namespace strata::core {
 
@@ -98,6 +99,7 @@ std::size_t sharedMemoryPerBlock(Cuda const& backend);
 // counts the device's time.
 void synchronize(Cuda const& backend);
 template <class Backend>
-void synchronize(Backend const&) {}
+requires(!std::is_base_of_v<Cuda, Backend>) // a tag made from Cuda (GridLimited) takes the overload above
+    void synchronize(Backend const&) {}
 
 } // namespace strata::core

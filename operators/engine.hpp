@@ -16,8 +16,9 @@
 //
 // The planner, before launch, picks for Shmem the tile of output levels a block computes (the whole column when its
 // buffers fit in the shared-memory limit, else the longest tile that fits: columns of any height are tiled, with
-// halos as wide as the tree's footprint) and how many columns share a block (enough that short columns still give
-// 256 work items, 1024 on a GPU: detail::shmemBlockItems). Auto's rule takes Shmem when stencils are nested (depth >=
+// halos as wide as the tree's footprint; on Serial and OpenMP at most 128 levels) and how many columns share a block
+// (enough that short columns still give 256 work items on Threads, 128 on Serial and OpenMP, 1024 on a GPU:
+// detail::shmemBlockItems). Auto's rule takes Shmem when stencils are nested (depth >=
 // 2; Direct would recompute inner stencils) or on a GPU, Direct otherwise or when not even one level fits in shared
 // memory. The engines give the same bits, so the timed choice changes the speed of a run, never its results.
 //
@@ -162,7 +163,7 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
     if constexpr (timedBackend) {
         if (timed && plan.engine == Engine::Shmem) {
             int threads = 1; // OpenMP: its thread count; Cuda: the device (each device its own choice)
-            if constexpr (std::is_same_v<Backend, core::OpenMP>) threads = core::openmpThreads();
+            if constexpr (std::is_base_of_v<core::OpenMP, Backend>) threads = core::openmpThreads();
             if constexpr (isGpu<Backend>) threads = backend.device;
             TimedChoiceKey const key{columns,
                                      levels[0],

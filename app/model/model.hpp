@@ -195,6 +195,14 @@ public:
     void syncParts(bool on) { m_syncParts = on; }
 
     void step() {
+        // A step leaves the tendencies zero (its last stage update zeroes them) and its budget terms zero (the
+        // ledger takes them in). One that threw (a process's exception, caught by a caller that then goes on, e.g.
+        // from a restored state) left what it had added, which would enter this step: cleared here, in that case only.
+        if (m_stepUnfinished) {
+            zeroTendencies();
+            m_budget = BudgetTerms(m_decomp.local, Backend::memSpace);
+        }
+        m_stepUnfinished = true;
         auto ctx = context();
         m_profile.resize(m_processes.size() + 1);
         std::size_t const own = m_processes.size();
@@ -224,7 +232,7 @@ public:
 
         Prognostics& u = m_state.now;
         Prognostics& u0 = m_state.start;
-        startStep(u0, u); // u0 = u (the tendencies are zero: StartStep in kernels.hpp)
+        startStep(u0, u); // u0 = u (the tendencies are zero: StartStep in kernels.hpp, and the top of step())
         double const dt = m_cfg.time.dt;
         struct StageCoefficients {
             double b, weight; // u = (1 - b) u0 + b (u + dt F(u)); the stage's weight in the step
@@ -232,11 +240,6 @@ public:
         StageCoefficients const stages[3] = {{1.0, 1.0 / 6.0}, {0.25, 1.0 / 6.0}, {2.0 / 3.0, 2.0 / 3.0}};
         double const stageTime[3] = {m_time, m_time + dt, m_time + 0.5 * dt}; // SSP-RK3's abscissae 0, 1, 1/2
         if (hasExplicit()) {
-            // The stages leave the tendencies zero for the next step; a step that threw in a stage (a process's
-            // exception, caught by a caller that then goes on, e.g. from a restored state) did not, and the
-            // tendencies it had added would enter the next step's first stage: zeroed here, in that case only.
-            if (!m_tendenciesZero) zeroTendencies();
-            m_tendenciesZero = false;
             for (int i = 0; i < 3; ++i) {
                 auto const& st = stages[i];
                 ctx.time = stageTime[i];
@@ -244,13 +247,13 @@ public:
                     timed(p, [&] { m_processes[p]->addTendencies(ctx, u, m_state.tendency, dt * st.weight); });
                 rkStage(u, u0, m_state.tendency, st.b, dt); // and the tendencies zeroed for the next stage
             }
-            m_tendenciesZero = true;
         }
         ctx.time = m_time;
         for (std::size_t p = 0; p < m_processes.size(); ++p)
             timed(p, [&] { m_processes[p]->implicitStep(ctx, u); });
 
         addToLedger();
+        m_stepUnfinished = false;
         m_time += dt;
         ++m_steps;
         // The step's own work: the whole step less what its processes took.
@@ -605,7 +608,7 @@ private:
     double m_time = 0;
     uint64_t m_steps = 0;
     bool m_hasTestProcess = false;
-    bool m_tendenciesZero = true; // false while a step's stages run (see step())
+    bool m_stepUnfinished = false; // from the start of a step to its end: still true after a step that threw
 };
 
 } // namespace strata::app

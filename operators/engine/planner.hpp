@@ -32,12 +32,12 @@ inline char const* engineName(Engine e) {
 
 struct EngineOptions {
     std::size_t sharedLimitBytes = 48 * 1024; // per block; the Cuda backend also checks the device's own limit
-    uint32_t maxTileLevels = 0;               // 0: no cap (tests set one to force tiling)
+    uint32_t maxTileLevels = 0; // 0: no cap of its own (tests set one to force tiling; see also shmemBlockItems)
     bool interiorLevels = true; // false: every level takes the general path with its boundary tests (tests compare)
     bool timedAuto = true;      // Auto on Serial, OpenMP and Cuda times both engines (false: the planner's rule)
     // Shmem: the column levels a block takes at once (its columns: this / tile levels, at least one, as the shared-
-    // memory limit allows); 0: the backend's default, detail::shmemBlockItems (strata-bench's
-    // operators/cuda/.../shmem_items<N> variants measure others on a GPU).
+    // memory limit allows; on Serial and OpenMP also the longest tile of a single target); 0: the backend's default,
+    // detail::shmemBlockItems (strata-bench's operators/{serial,cuda}/.../shmem_items<N> variants measure others).
     uint32_t shmemBlockItems = 0;
 };
 

@@ -125,6 +125,33 @@ TEST_CASE("evaluateFused: columns that need Shmem tiles are evaluated target by 
     CHECK(sameBits(out.f, ref.f));
 }
 
+TEST_CASE("one worker: a single target's Shmem tile is at most a block's items; fused targets keep whole columns",
+          "[engine][fused]") {
+    Fixture const x;
+    Outputs ref(x), out(x);
+    core::Serial const serial;
+    EvalPlan const whole = evaluate(serial, ref.a, x.diffusion(), Engine::Shmem);
+    CHECK(whole.tileLevels == Fixture::n); // 40 levels: under the default 128
+    evaluate(serial, ref.f, x.gradient(), Engine::Shmem);
+    EngineOptions small;
+    small.shmemBlockItems = 16;
+    EvalPlan const single = evaluate(serial, out.a, x.diffusion(), Engine::Shmem, small);
+    CHECK(single.tileLevels == 16);
+    CHECK(single.tiles == 3);
+    CHECK(sameBits(out.a, ref.a));
+    // on a backend with many workers the items set the columns a block, not the tile
+    CHECK(evaluate(core::Threads{4}, out.a, x.diffusion(), Engine::Shmem, small).tileLevels == Fixture::n);
+    // several targets: whole columns, one launch
+    uint64_t const before = lockstep::launchCounter().load();
+    EvalPlan const fused =
+        evaluateFused(serial, Engine::Shmem, small, assign(out.a, x.diffusion()), assign(out.f, x.gradient()));
+    CHECK(lockstep::launchCounter().load() - before == 1);
+    CHECK(fused.targets == 2);
+    CHECK(fused.tiles == 1);
+    CHECK(sameBits(out.a, ref.a));
+    CHECK(sameBits(out.f, ref.f));
+}
+
 TEST_CASE("evaluateFused: a destination read by a target, a destination given twice, other columns: errors",
           "[engine][fused]") {
     Fixture x;

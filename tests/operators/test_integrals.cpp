@@ -260,7 +260,11 @@ TEST_CASE("column integrals are bit-identical on Serial, OpenMP and Threads with
             return out;
         };
         auto const reference = run(core::Serial{});
-        for (auto const& other : {run(core::OpenMP{}), run(core::Threads{7, true}), run(core::Threads{32, true})}) {
+        // and with grid limits that make each launch walk its blocks grid-stride: 300 columns are 2 blocks of the
+        // column loop (1 block a launch on Serial), and 9 tiles or more at 30 levels or deeper on Threads
+        for (auto const& other :
+             {run(core::OpenMP{}), run(core::Threads{7, true}), run(core::Threads{32, true}),
+              run(core::GridLimited<core::Serial, 1>{}), run(test::SmallGridThreadsBackend<7>::make())}) {
             REQUIRE(other.size() == reference.size());
             REQUIRE(std::memcmp(other.data(), reference.data(), reference.size() * sizeof(double)) == 0);
         }

@@ -150,6 +150,24 @@ TEMPLATE_TEST_CASE("both variants recover a known solution of implicit diffusion
     }
 }
 
+TEST_CASE("Thomas over more columns than a launch's blocks hold: the grid-stride loop, bit for bit",
+          "[column][tridiagonal]") {
+    // Thomas takes 8 columns a worker and 256 workers a block on Serial (2048 columns a block), one column a worker on
+    // Threads: 2100 columns are 2 blocks on Serial, 9 on Threads, so grid limits of 1 and 3 blocks make both walk the
+    // rest grid-stride.
+    auto grid = gridOf(10);
+    uint32_t const cols = 2100;
+    System<double> const sys(grid, cols, 4242);
+    auto solve = [&](auto const& backend) {
+        Field<double, Center> x(grid, cols, host);
+        solveTridiagonal(backend, sys.a, sys.b, sys.c, sys.d, x, Tridiag::Thomas);
+        return x;
+    };
+    auto const reference = solve(core::Serial{});
+    REQUIRE(bitIdentical(solve(core::GridLimited<core::Serial, 1>{}), reference));
+    REQUIRE(bitIdentical(solve(test::SmallGridThreadsBackend<7>::make()), reference));
+}
+
 TEMPLATE_TEST_CASE("solving in place (x = d) gives the out-of-place result bit for bit", "[column][tridiagonal]",
                    STRATA_CPU_BACKENDS, STRATA_SMALL_GRID_BACKENDS) {
     auto const backend = TestType::make();
