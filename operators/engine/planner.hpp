@@ -118,10 +118,10 @@ constexpr bool isGpu = Backend::isGpu;
 // DRAM throughput 28 -> 48 % of peak (Nsight Compute): more loads in flight between two barriers.
 //
 // With one worker (Serial, OpenMP) 128, and no tile longer than that: the worker stages a tile's levels, then writes
-// its results, and on the Intel machine of docs/performance.md ("Shmem's passes on one core") a loop that reads for
-// 256 or more values and then writes them runs at 80-84 % of the triad where runs of 32-128 keep it (100 %, same
-// bytes). Measured with 2^23 points, Serial: the diffusion tree 12 % faster at 64 levels, advection 6-13 %, the
-// depth-4 tree 2-10 %, against whole columns of up to 256 levels a block.
+// its results, and on the Intel machine of docs/performance.md ("Shmem's passes on one core") the triad in two such
+// passes ran at 91-95 % of the triad with 32-128 values a pass, 87 % with 256 and 76 % with 1024 (one pass: 103-107
+// %). Measured with 2^23 points, Serial, against whole columns of up to 256 levels a block (two A/B rounds): Shmem 3-13
+// % faster on the diffusion tree, 1-10 % on advection, 5-9 % on the depth-4 tree.
 template <class Backend>
 constexpr uint32_t shmemBlockItems = isGpu<Backend>               ? 1024u
                                      : Backend::oneWorkerPerBlock ? 128u
