@@ -41,7 +41,7 @@ struct RkStage {
 // step starts without a pass of its own: zero when allocated (core::Buffer), and zeroed by every stage's update, the
 // only kernel besides the processes' explicit tendencies that touches them in a step that finishes (on an H100 the
 // zeroing was a third of StartStep's bytes; the kernel went from 407 to 219 us a step with a field per block,
-// ops::forEachPointOfFields). After a step that threw, Model::step zeroes them first (ZeroAll).
+// ops::forEachPointOfFields). After a step that threw, Model::step zeroes them first (Fill).
 template <std::size_t N>
 struct StartStep {
     CenterView u0[N];
@@ -57,12 +57,6 @@ struct StageAll {
         u[i](c, k) = u0[i](c, k) + b * ((u[i](c, k) - u0[i](c, k)) + dt * f[i](c, k));
         f[i](c, k) = 0.0;
     }
-};
-// Every field's tendency zeroed: only after a step that did not finish (Model::step), never in a normal step.
-template <std::size_t N>
-struct ZeroAll {
-    CenterView f[N];
-    STRATA_HD void operator()(uint32_t i, uint32_t c, uint32_t k) const { f[i](c, k) = 0.0; }
 };
 
 struct Copy {

@@ -493,12 +493,9 @@ private:
         }
         ops::forEachPointOfFields<n>(m_backend, u.T.columns(), u.T.levels(), k);
     }
-    void zeroTendencies() {
-        constexpr uint32_t n = Prognostics::count;
-        ZeroAll<n> k{};
-        for (std::size_t i = 0; i < n; ++i)
-            k.f[i] = m_state.tendency.all()[i]->view();
-        ops::forEachPointOfFields<n>(m_backend, m_state.tendency.T.columns(), m_state.tendency.T.levels(), k);
+    void zeroTendencies() { // only after a step that threw: a launch per field is no matter
+        for (auto* f : m_state.tendency.all())
+            ops::forEachPoint(m_backend, f->columns(), f->levels(), Fill{f->view(), 0.0});
     }
     void rkStage(Prognostics& u, Prognostics const& u0, Prognostics& f, double b, double dt) {
         constexpr uint32_t n = Prognostics::count;

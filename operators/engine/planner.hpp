@@ -123,9 +123,9 @@ constexpr bool isGpu = Backend::isGpu;
 // %). Measured with 2^23 points, Serial, against whole columns of up to 256 levels a block (two A/B rounds): Shmem 3-13
 // % faster on the diffusion tree, 1-10 % on advection, 5-9 % on the depth-4 tree.
 template <class Backend>
-constexpr uint32_t shmemBlockItems = isGpu<Backend>               ? 1024u
-                                     : Backend::oneWorkerPerBlock ? 128u
-                                                                  : engineBlockDomSize;
+constexpr uint32_t shmemBlockItems = isGpu<Backend>              ? 1024u
+                                     : oneWorkerBackend<Backend> ? 128u
+                                                                 : engineBlockDomSize;
 
 // Auto's timed choice for one expression type and shape. The first `trials` calls alternate Shmem and Direct (Shmem
 // first) and keep each engine's fastest time, so that a first call's page faults or cold caches do not decide; later
@@ -228,13 +228,13 @@ EvalPlan planFor(Backend const& backend, E const& expr, BufferPlan<E::slots>& la
     if (E::depth == 0) wantShmem = false; // nothing to stage
 
     if (wantShmem) {
+        uint32_t const items = options.shmemBlockItems > 0 ? options.shmemBlockItems : shmemBlockItems<Backend>;
         uint32_t tile = levels;
         if (options.maxTileLevels > 0) tile = std::min(tile, options.maxTileLevels);
         // One worker, one target: no tile longer than a block's items (see shmemBlockItems). Several targets keep
         // whole columns (planTargets): their blocks take long runs of columns instead (fusedPointsPerBlock).
         if constexpr (detail::oneWorkerBackend<Backend>)
-            if (oneTarget)
-                tile = std::min(tile, options.shmemBlockItems > 0 ? options.shmemBlockItems : shmemBlockItems<Backend>);
+            if (oneTarget) tile = std::min(tile, items);
         auto fits = [&](uint32_t t) { return detail::sharedBytesPerColumn(expr, stageStencilFree, t) <= limit; };
         if (!fits(tile)) {
             uint32_t lo = 0, hi = tile; // largest t in [1, tile] that fits, by bisection (bytes grow with t)
@@ -256,7 +256,6 @@ EvalPlan planFor(Backend const& backend, E const& expr, BufferPlan<E::slots>& la
         } else {
             uint32_t buffers = 0;
             uint32_t const perColumn = detail::sharedBytesPerColumn(expr, stageStencilFree, tile, &buffers, &layout);
-            uint32_t const items = options.shmemBlockItems > 0 ? options.shmemBlockItems : shmemBlockItems<Backend>;
             uint32_t cpb = std::max<uint32_t>(1, items / tile);
             if (perColumn > 0) cpb = std::min<uint32_t>(cpb, static_cast<uint32_t>(limit / perColumn));
             cpb = std::max<uint32_t>(1, std::min(cpb, columns));
