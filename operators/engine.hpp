@@ -153,10 +153,19 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
     }
     if (columns == 0) return plan;
     GridView const grid = d0.grid().view(Backend::memSpace);
-    auto const launch = [&](EvalPlan const& p) {
+    // Streaming stores: Shmem's large destinations, written (not added to), on a one-worker backend. Not Direct's:
+    // its one pass would become two (the values through an L1 buffer), and that cost it more than the stores saved
+    // (measured, docs/performance.md "Streaming stores").
+    auto const streams = [&](EvalPlan const& p, auto const& a) {
+        using A = std::remove_cvref_t<decltype(a)>;
+        return oneWorkerBackend<Backend> && !A::add && p.engine == Engine::Shmem &&
+               std::size_t{a.dest->stride()} * columns * sizeof(typename A::Value) >= options.streamingStoreBytes;
+    };
+    auto const launch = [&](EvalPlan& p) {
+        p.streamed = (0u + ... + (streams(p, as) ? 1u : 0u));
         launchTargets(backend, p, columns, grid, options,
                       Target<As::add, std::tuple_element_t<I, Exprs>, typename As::Value, typename As::Stagger>{
-                          std::get<I>(exprs), as.dest->view(), perColumn[I], std::get<I>(layouts)}...);
+                          std::get<I>(exprs), as.dest->view(), perColumn[I], std::get<I>(layouts), streams(p, as)}...);
     };
     // The timed choice exists only on the one-worker backends and the GPU: on Threads (the checking backend) it is not
     // even instantiated.
@@ -171,7 +180,8 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
                                      options.shmemBlockItems,
                                      options.sharedLimitBytes,
                                      threads,
-                                     options.interiorLevels};
+                                     options.interiorLevels,
+                                     options.streamingStoreBytes};
             using Choices = TimedChoices<TypeList<Backend, As..., Exprs>>;
             bool timing = false;
             Engine const pick = Choices::next(key, &timing);

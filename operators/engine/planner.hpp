@@ -39,6 +39,12 @@ struct EngineOptions {
     // memory limit allows; on Serial and OpenMP also the longest tile of a single target); 0: the backend's default,
     // detail::shmemBlockItems (strata-bench's operators/{serial,cuda}/.../shmem_items<N> variants measure others).
     uint32_t shmemBlockItems = 0;
+    // Serial and OpenMP: a destination of at least this many bytes (not evaluateAdd's, which reads it) is written with
+    // streaming stores, past the caches (detail::streamStore). Default 32 MiB: measured on the Intel machine, a triad
+    // of 16 MiB arrays ran from the cache (29 GB/s) and streaming stores gained nothing; of 32 MiB arrays, from memory
+    // (19 GB/s), and streaming stores ran it at 28 GB/s (docs/performance.md, "Streaming stores"). SIZE_MAX: never;
+    // 0: always (tests).
+    std::size_t streamingStoreBytes = std::size_t{32} << 20;
 };
 
 // What the planner decided, for logs and benchmarks.
@@ -55,11 +61,13 @@ struct EvalPlan {
     uint32_t groupsPerBlock = 1; // Shmem, several targets on a one-worker backend: column groups per block
     bool timed = false;          // Auto's engine came from its timed choice
     uint32_t targets = 1;        // destinations computed by the one kernel (evaluateFused)
+    uint32_t streamed = 0;       // of them, written with streaming stores (EngineOptions::streamingStoreBytes)
 
     std::string describe() const {
         std::ostringstream s;
         s << engineName(engine) << (timed ? " (timed auto)" : "") << " depth=" << depth;
         if (targets > 1) s << " targets=" << targets;
+        if (streamed > 0) s << " streamed=" << streamed;
         if (engine == Engine::Shmem)
             s << " columns/block=" << columnsPerBlock << " tile=" << tileLevels << " tiles=" << tiles
               << " buffers=" << buffers << " shared=" << sharedBytes << "B";
@@ -180,6 +188,7 @@ struct TimedChoiceKey {
     std::size_t sharedLimitBytes;
     int threads;
     bool interiorLevels;
+    std::size_t streamingStoreBytes;
     auto operator<=>(TimedChoiceKey const&) const = default;
 };
 

@@ -110,11 +110,23 @@ private:
             &worker,       grid, col0, ncols, k0, k1, worker.dynSharedBase(), t.perColumn, launch.interiorLevels,
             t.buffers.slot};
         stageFrom<1>(worker, t.expr, state);
-        state.template forEachLevel<E::template shmemReach<BlockState<W>::stageStencilFree>>(
-            k0, k1 - k0, t.dest.levels, [&](uint32_t c, uint32_t i, auto interior) {
-                auto const ctx = state.template ctx<decltype(interior)::value>(c);
-                store<Tg::add>(t.dest(col0 + c, Level{k0} + i), static_cast<T>(t.expr.eval(ctx, Level{k0} + i)));
-            });
+        constexpr int reach = E::template shmemReach<BlockState<W>::stageStencilFree>;
+        if constexpr (oneWorker<W> && !Tg::add) {
+            if (t.stream) {
+                streamColumnLevels<reach, T>(
+                    launch.interiorLevels, ncols, k0, k1 - k0, t.dest.levels,
+                    [&](uint32_t c) { return &t.dest(col0 + c, Level{k0}); },
+                    [&](uint32_t c, std::size_t i, auto interior) {
+                        auto const ctx = state.template ctx<decltype(interior)::value>(c);
+                        return static_cast<T>(t.expr.eval(ctx, Level{k0} + i));
+                    });
+                return;
+            }
+        }
+        state.template forEachLevel<reach>(k0, k1 - k0, t.dest.levels, [&](uint32_t c, uint32_t i, auto interior) {
+            auto const ctx = state.template ctx<decltype(interior)::value>(c);
+            store<Tg::add>(t.dest(col0 + c, Level{k0} + i), static_cast<T>(t.expr.eval(ctx, Level{k0} + i)));
+        });
     }
 
     template <class W, class Tg>

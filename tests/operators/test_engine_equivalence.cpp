@@ -1,6 +1,7 @@
 // Direct and Shmem give the same bits for randomly generated expression trees (stencil depth 1 to 4, a quarter each,
 // every operator, random boundary conditions), for 1, 2, 3, 7, 64, 300 and 1000 levels, on Serial, OpenMP and Threads
-// with several worker counts, with and without tiling. Built four times (STRATA_TREE_PART = 0..3), 50 trees each.
+// with several worker counts, with and without tiling, with and without streaming stores. Built four times
+// (STRATA_TREE_PART = 0..3), 50 trees each.
 #include "tests/core/backends.hpp"
 #include "tests/operators/random_trees.hpp"
 
@@ -88,9 +89,16 @@ void checkTree() {
         };
         EngineOptions const untiled{};
         EngineOptions const tiled{48 * 1024, 5};
+        EngineOptions streaming{}; // Shmem's streaming stores at any size (default: destinations of 32 MiB or more)
+        streaming.streamingStoreBytes = 0;
+        EngineOptions streamingTiled = tiled; // tiles starting at levels 5, 10, ...: unaligned destination runs
+        streamingTiled.streamingStoreBytes = 0;
         check(core::Serial{}, Engine::Shmem, untiled, "Serial Shmem");
         check(core::Serial{}, Engine::Shmem, tiled, "Serial Shmem, tiles of 5 levels");
         check(core::OpenMP{}, Engine::Shmem, untiled, "OpenMP Shmem");
+        check(core::Serial{}, Engine::Shmem, streaming, "Serial Shmem, streaming stores");
+        check(core::Serial{}, Engine::Shmem, streamingTiled, "Serial Shmem, tiles of 5, streaming stores");
+        check(core::OpenMP{}, Engine::Shmem, streamingTiled, "OpenMP Shmem, tiles of 5, streaming stores");
         check(core::Serial{}, Engine::Direct, untiled, "Serial Direct");
         check(core::OpenMP{}, Engine::Direct, untiled, "OpenMP Direct");
         check(core::Threads{7, true}, Engine::Shmem, untiled, "Threads{7} Shmem");

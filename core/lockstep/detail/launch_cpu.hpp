@@ -18,8 +18,19 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace strata::lockstep::detail {
+
+// A kernel's streaming (non-temporal) stores are weakly ordered (operators' streamStore): each thread of a launch
+// fences its own before the launch returns, so that any thread reads them after it. One fence per thread and launch.
+inline void storeFence() {
+#if defined(__x86_64__) && defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
 
 template <class Cfg, class Backend, class Dom, class Kernel, class... Args>
 void launchCpu(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& kernel, Args const&... args) {
@@ -33,6 +44,7 @@ void launchCpu(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& 
             Worker<Cfg, core::Serial> w(0, 1, b, cfg.gridSize, smem.get(), smem.get() + dynOffset, cfg.dynSharedBytes);
             kernel(w, args...);
         }
+        storeFence();
     } else if constexpr (std::is_base_of_v<core::OpenMP, Backend>) {
         std::exception_ptr error;
 #pragma omp parallel
@@ -49,6 +61,7 @@ void launchCpu(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& 
                     if (!error) error = std::current_exception();
                 }
             }
+            storeFence();
         }
         if (error) std::rethrow_exception(error);
     } else if constexpr (std::is_base_of_v<core::Threads, Backend>) {
