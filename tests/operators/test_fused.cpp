@@ -4,6 +4,7 @@
 // the other, so a missing sync between them is reported as a race.
 #include "operators/operators.hpp"
 #include "tests/core/backends.hpp"
+#include "tests/operators/engine_cases.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,15 +16,9 @@
 
 using namespace strata;
 using namespace strata::ops;
+using strata::test::sameBits;
 
 namespace {
-
-template <class S>
-bool sameBits(Field<double, S> const& a, Field<double, S> const& b) {
-    for (uint32_t c = 0; c < a.columns(); ++c)
-        if (std::memcmp(a.column(c).data(), b.column(c).data(), a.levels() * sizeof(double)) != 0) return false;
-    return true;
-}
 
 struct Fixture {
     static constexpr uint32_t n = 40, columns = 13;
@@ -44,12 +39,7 @@ struct Fixture {
         }
     }
     // Four targets of different depths and staggerings.
-    auto diffusion() const {
-        auto const grad = GradientC2F{SetValue{280.0}, SetGradient{0.0}};
-        auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
-        auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
-        return div(interp(kappa) * grad(theta));
-    }
+    auto diffusion() const { return test::diffusionTree(kappa, theta, 280.0); }
     auto advection() const {
         auto const div = DivergenceF2C{};
         auto const up = Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided{}, ThirdOrderOneSided{}};

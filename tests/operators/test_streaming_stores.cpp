@@ -5,6 +5,7 @@
 // their bits with Direct's on every tree, tiled (unaligned tile starts) and not.
 #include "operators/operators.hpp"
 #include "tests/core/backends.hpp"
+#include "tests/operators/engine_cases.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,6 +16,7 @@
 
 using namespace strata;
 using namespace strata::ops;
+using strata::test::sameBits;
 
 TEMPLATE_TEST_CASE("streamStore writes exactly src to dst at every offset and length, and nothing else",
                    "[engine][streaming]", double, float) {
@@ -53,19 +55,8 @@ struct Data {
                 kappa.at(c, k) = 1.0 + 0.1 * ((2 * k + c) % 7);
             }
     }
-    auto diffusion() const {
-        auto const grad = GradientC2F{SetValue{285.0}, SetGradient{0.0}};
-        auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
-        auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
-        return div(interp(kappa) * grad(theta));
-    }
+    auto diffusion() const { return test::diffusionTree(kappa, theta, 285.0); }
 };
-
-bool sameBits(Field<double, Center> const& a, Field<double, Center> const& b) {
-    for (uint32_t c = 0; c < a.columns(); ++c)
-        if (std::memcmp(a.column(c).data(), b.column(c).data(), a.levels() * sizeof(double)) != 0) return false;
-    return true;
-}
 
 EngineOptions streamingAbove(std::size_t bytes, uint32_t maxTileLevels = 0) {
     EngineOptions o;

@@ -3,6 +3,7 @@
 // fed by hand (what it must pick follows from the times, not from the code), and evaluate with it must give the bits
 // of an explicit engine on every call, trial calls included (evaluateAdd adds exactly once per call).
 #include "operators/operators.hpp"
+#include "tests/operators/engine_cases.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,6 +13,7 @@
 
 using namespace strata;
 using namespace strata::ops;
+using strata::test::sameBits;
 
 namespace {
 
@@ -28,19 +30,8 @@ struct Case {
                 kappa.at(c, k) = 1.0 + 0.05 * ((k * 7 + c) % 11);
             }
     }
-    auto diffusion() const {
-        auto const grad = GradientC2F{SetValue{290.0}, SetGradient{0.0}};
-        auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
-        auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
-        return div(interp(kappa) * grad(theta));
-    }
+    auto diffusion() const { return test::diffusionTree(kappa, theta, 290.0); }
 };
-
-bool sameBits(Field<double, Center> const& a, Field<double, Center> const& b) {
-    for (uint32_t c = 0; c < a.columns(); ++c)
-        if (std::memcmp(a.column(c).data(), b.column(c).data(), a.levels() * sizeof(double)) != 0) return false;
-    return true;
-}
 
 } // namespace
 
