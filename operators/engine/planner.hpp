@@ -144,12 +144,17 @@ constexpr uint32_t shmemBlockItems = isGpu<Backend>              ? 1024u
 // advection that stayed on the 1.3x slower engine) is mended at the next re-check that runs undisturbed: soon after
 // the trials when the call was close, and at the price of one call in 64 on the slower engine. (The early re-checks
 // of a clear choice cost more than they could mend: the depth-4 tree at 16 levels, 2.2x apart, ran 13 % slower over
-// a benchmark's few calls with them.) Deterministic given the times recorded (tests feed it times).
+// a benchmark's few calls with them.) A close call's re-check is a run of `closeRun` calls of the other engine: an
+// engine's time depends on what ran before it (measured: the Shmem engine's streaming stores ran 1.2-1.4x slower
+// right after a Direct call than after several Shmem calls, and Auto, alternating, kept Direct where Shmem was 1.3x
+// faster; docs/performance.md, "Streaming stores"), and the run's later calls time it after itself, as it will run
+// once chosen. Deterministic given the times recorded (tests feed it times).
 class TimedChoice {
 public:
     static constexpr int trials = 4;
     static constexpr int recheckEvery = 64;
     static constexpr double closeCall = 1.25; // the slower best time at most this times the faster one
+    static constexpr int closeRun = 3;        // a close call's re-check: this many calls of the other engine in a row
     // Whether the i-th call after the trials (from 1) is a re-check, when the best times are close or not.
     static constexpr bool isRecheck(long long i, bool close) {
         return i < recheckEvery ? close && i >= 4 && (i & (i - 1)) == 0 : i % recheckEvery == 0;
@@ -157,28 +162,36 @@ public:
 
     Engine next() const {
         if (m_calls < trials) return m_calls % 2 == 0 ? Engine::Shmem : Engine::Direct;
+        if (m_runLeft > 0) return m_runEngine;
         Engine const faster = m_best[1] < m_best[0] ? Engine::Shmem : Engine::Direct;
-        if (!recheck()) return faster;
+        if (!recheckStarts()) return faster;
         return faster == Engine::Shmem ? Engine::Direct : Engine::Shmem;
     }
     // Whether the next call is timed (a trial or a re-check): it must then be recorded, else skipped.
-    bool timing() const { return m_calls < trials || recheck(); }
+    bool timing() const { return m_calls < trials || m_runLeft > 0 || recheckStarts(); }
     void record(Engine engine, double seconds) {
         double& best = m_best[engine == Engine::Shmem ? 1 : 0];
         best = std::min(best, seconds);
+        if (m_calls >= trials) {
+            if (m_runLeft == 0) { // a re-check starts: a run of `closeRun` calls when the call is close, else one
+                m_runEngine = engine;
+                m_runLeft = close() ? closeRun : 1;
+            }
+            --m_runLeft;
+        }
         ++m_calls;
     }
     void skip() { ++m_calls; } // an untimed call
     double best(Engine engine) const { return m_best[engine == Engine::Shmem ? 1 : 0]; }
 
 private:
-    bool recheck() const {
-        bool const close = std::max(m_best[0], m_best[1]) <= closeCall * std::min(m_best[0], m_best[1]);
-        return m_calls >= trials && isRecheck(m_calls - trials + 1, close);
-    }
+    bool close() const { return std::max(m_best[0], m_best[1]) <= closeCall * std::min(m_best[0], m_best[1]); }
+    bool recheckStarts() const { return m_calls >= trials && isRecheck(m_calls - trials + 1, close()); }
 
     double m_best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
     long long m_calls = 0;
+    int m_runLeft = 0;                   // calls left in the current re-check run
+    Engine m_runEngine = Engine::Direct; // the engine the run times
 };
 
 // The timed choices of one instantiation of evaluate (expression type, destination type, backend, add or not), per

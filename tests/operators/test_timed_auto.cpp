@@ -80,9 +80,10 @@ TEST_CASE("TimedChoice: a clear choice is timed again every 64 calls, not in the
     CHECK(rechecks == std::vector<long long>{64, 128, 192});
 }
 
-TEST_CASE("TimedChoice: a close choice is timed again 4, 8, 16, 32 calls after the trials, then every 64; a "
-          "faster time there wins",
+TEST_CASE("TimedChoice: a close choice is timed again in runs of closeRun calls 4, 8, 16, 32 calls after the "
+          "trials, then every 64; a faster time there wins",
           "[engine][auto]") {
+    static_assert(detail::TimedChoice::closeRun == 3, "the schedule below is written for runs of three calls");
     detail::TimedChoice c;
     double const trials[] = {6.5, 5.0, 6.0, 5.5}; // Shmem's trials slowed (noise): Direct is taken, a close call
     for (double t : trials)
@@ -100,24 +101,53 @@ TEST_CASE("TimedChoice: a close choice is timed again 4, 8, 16, 32 calls after t
             c.skip();
         }
     }
-    CHECK(rechecks == std::vector<long long>{4, 8, 16, 32, 64, 128, 192, 256});
-    // the next re-check (call 320) runs undisturbed: Shmem's 4.0 beats Direct's 5.0, and Shmem is taken from then on
+    CHECK(rechecks == std::vector<long long>{4,  5,  6,  8,   9,   10,  16,  17,  18,  32,  33,  34,
+                                             64, 65, 66, 128, 129, 130, 192, 193, 194, 256, 257, 258});
+    // The next run (calls 320-322) times Shmem after itself: its first call is still slow (an engine's time depends on
+    // what ran before it), its third beats Direct's 5.0, and Shmem is taken from then on. The run keeps timing Shmem
+    // after its second call made Shmem the faster engine.
     for (long long i = 301; i < 320; ++i) {
         REQUIRE_FALSE(c.timing());
         c.skip();
     }
-    REQUIRE(c.timing());
-    REQUIRE(c.next() == Engine::Shmem);
-    c.record(Engine::Shmem, 4.0);
+    double const run[] = {6.2, 5.1, 4.0};
+    for (double t : run) {
+        REQUIRE(c.timing());
+        REQUIRE(c.next() == Engine::Shmem);
+        c.record(Engine::Shmem, t);
+    }
     CHECK_FALSE(c.timing());
     CHECK(c.next() == Engine::Shmem);
     CHECK(c.best(Engine::Shmem) == 4.0);
     CHECK(c.best(Engine::Direct) == 5.0);
-    // and the re-checks now time Direct
-    for (int i = 0; i < detail::TimedChoice::recheckEvery - 1; ++i)
+    // and the re-checks now time Direct, in runs (still a close call: 5.0 / 4.0 = 1.25), from call 384
+    for (long long i = 323; i < 384; ++i) {
+        REQUIRE_FALSE(c.timing());
         c.skip();
-    CHECK(c.timing());
-    CHECK(c.next() == Engine::Direct);
+    }
+    for (int i = 0; i < detail::TimedChoice::closeRun; ++i) {
+        REQUIRE(c.timing());
+        REQUIRE(c.next() == Engine::Direct);
+        c.record(Engine::Direct, 5.5);
+    }
+    CHECK_FALSE(c.timing());
+    CHECK(c.next() == Engine::Shmem);
+}
+
+TEST_CASE("TimedChoice: a clear choice's re-check is a single call", "[engine][auto]") {
+    detail::TimedChoice c;
+    double const trials[] = {5.0, 9.0, 4.0, 8.0}; // Shmem 4.0, Direct 8.0: 2x apart
+    for (double t : trials)
+        c.record(c.next(), t);
+    for (long long i = 1; i < detail::TimedChoice::recheckEvery; ++i) {
+        REQUIRE_FALSE(c.timing());
+        c.skip();
+    }
+    REQUIRE(c.timing());
+    REQUIRE(c.next() == Engine::Direct);
+    c.record(Engine::Direct, 8.5);
+    CHECK_FALSE(c.timing());
+    CHECK(c.next() == Engine::Shmem);
 }
 
 TEST_CASE("Timed Auto on Serial: every call gives the explicit engines' bits, and the choice settles",
