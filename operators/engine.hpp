@@ -153,12 +153,15 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
     }
     if (columns == 0) return plan;
     GridView const grid = d0.grid().view(Backend::memSpace);
-    // Streaming stores: Shmem's large destinations, written (not added to), on a one-worker backend. Not Direct's:
+    // Streaming stores: Shmem's large destinations of doubles or floats, written (not added to), on a one-worker
+    // backend of an x86-64 CPU (elsewhere streamStore would be a plain copy through the buffer: no gain). Not Direct's:
     // its one pass would become two (the values through an L1 buffer), and that cost it more than the stores saved
     // (measured, docs/performance.md "Streaming stores").
     auto const streams = [&](EvalPlan const& p, auto const& a) {
         using A = std::remove_cvref_t<decltype(a)>;
-        return oneWorkerBackend<Backend> && !A::add && p.engine == Engine::Shmem &&
+        using T = typename A::Value;
+        constexpr bool streamable = STRATA_STREAMING_STORES && (std::is_same_v<T, double> || std::is_same_v<T, float>);
+        return streamable && oneWorkerBackend<Backend> && !A::add && p.engine == Engine::Shmem &&
                std::size_t{a.dest->stride()} * columns * sizeof(typename A::Value) >= options.streamingStoreBytes;
     };
     auto const launch = [&](EvalPlan& p) {

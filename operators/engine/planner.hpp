@@ -39,11 +39,11 @@ struct EngineOptions {
     // memory limit allows; on Serial and OpenMP also the longest tile of a single target); 0: the backend's default,
     // detail::shmemBlockItems (strata-bench's operators/{serial,cuda}/.../shmem_items<N> variants measure others).
     uint32_t shmemBlockItems = 0;
-    // Serial and OpenMP: a destination of at least this many bytes (not evaluateAdd's, which reads it) is written with
-    // streaming stores, past the caches (detail::streamStore). Default 32 MiB: measured on the Intel machine, a triad
-    // of 16 MiB arrays ran from the cache (29 GB/s) and streaming stores gained nothing; of 32 MiB arrays, from memory
-    // (19 GB/s), and streaming stores ran it at 28 GB/s (docs/performance.md, "Streaming stores"). SIZE_MAX: never;
-    // 0: always (tests).
+    // Serial and OpenMP, the Shmem engine: a destination of at least this many bytes (not evaluateAdd's, which reads
+    // it) is written with streaming stores, past the caches (detail::streamStore; Direct keeps plain stores). Default
+    // 32 MiB: measured on the Intel machine, a triad of 16 MiB arrays ran from the cache (29 GB/s) and streaming stores
+    // gained nothing; of 32 MiB arrays, from memory (19 GB/s), and streaming stores ran it at 28 GB/s
+    // (docs/performance.md, "Streaming stores"). SIZE_MAX: never; 0: always (tests).
     std::size_t streamingStoreBytes = std::size_t{32} << 20;
 };
 
@@ -142,7 +142,8 @@ constexpr uint32_t shmemBlockItems = isGpu<Backend>              ? 1024u
 // and 32nd call after the trials. A choice made from trials that the machine's noise slowed (measured on a 2-core
 // machine: a process whose trials picked Direct for a tree that Shmem ran 1.27x faster; a benchmark's 30 calls of
 // advection that stayed on the 1.3x slower engine) is mended at the next re-check that runs undisturbed: soon after
-// the trials when the call was close, and at the price of one call in 64 on the slower engine. (The early re-checks
+// the trials when the call was close, and at the price of one call in 64 on the slower engine (three, for a close
+// call). (The early re-checks
 // of a clear choice cost more than they could mend: the depth-4 tree at 16 levels, 2.2x apart, ran 13 % slower over
 // a benchmark's few calls with them.) A close call's re-check is a run of `closeRun` calls of the other engine: an
 // engine's time depends on what ran before it (measured: the Shmem engine's streaming stores ran 1.2-1.4x slower
@@ -170,15 +171,16 @@ public:
     // Whether the next call is timed (a trial or a re-check): it must then be recorded, else skipped.
     bool timing() const { return m_calls < trials || m_runLeft > 0 || recheckStarts(); }
     void record(Engine engine, double seconds) {
+        // A re-check that was due starts a run: `closeRun` calls when the call is close, else one; both judged before
+        // this time counts, as timing() and next() judged them. (Host threads that share a choice may record two
+        // calls timed at the same index: the second one continues the run, it does not start another.)
+        if (m_runLeft == 0 && recheckStarts()) {
+            m_runEngine = engine;
+            m_runLeft = close() ? closeRun : 1;
+        }
+        if (m_runLeft > 0) --m_runLeft;
         double& best = m_best[engine == Engine::Shmem ? 1 : 0];
         best = std::min(best, seconds);
-        if (m_calls >= trials) {
-            if (m_runLeft == 0) { // a re-check starts: a run of `closeRun` calls when the call is close, else one
-                m_runEngine = engine;
-                m_runLeft = close() ? closeRun : 1;
-            }
-            --m_runLeft;
-        }
         ++m_calls;
     }
     void skip() { ++m_calls; } // an untimed call

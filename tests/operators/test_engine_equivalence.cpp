@@ -93,12 +93,15 @@ void checkTree() {
         streaming.streamingStoreBytes = 0;
         EngineOptions streamingTiled = tiled; // tiles starting at levels 5, 10, ...: unaligned destination runs
         streamingTiled.streamingStoreBytes = 0;
+        EngineOptions streamingLong = streaming; // tiles of up to 1024 levels: columns of several 128-value runs
+        streamingLong.shmemBlockItems = 1024;
         check(core::Serial{}, Engine::Shmem, untiled, "Serial Shmem");
         check(core::Serial{}, Engine::Shmem, tiled, "Serial Shmem, tiles of 5 levels");
         check(core::OpenMP{}, Engine::Shmem, untiled, "OpenMP Shmem");
         check(core::Serial{}, Engine::Shmem, streaming, "Serial Shmem, streaming stores");
         check(core::Serial{}, Engine::Shmem, streamingTiled, "Serial Shmem, tiles of 5, streaming stores");
         check(core::OpenMP{}, Engine::Shmem, streamingTiled, "OpenMP Shmem, tiles of 5, streaming stores");
+        check(core::Serial{}, Engine::Shmem, streamingLong, "Serial Shmem, 1024-level blocks, streaming stores");
         check(core::Serial{}, Engine::Direct, untiled, "Serial Direct");
         check(core::OpenMP{}, Engine::Direct, untiled, "OpenMP Direct");
         check(core::Threads{7, true}, Engine::Shmem, untiled, "Threads{7} Shmem");

@@ -44,11 +44,14 @@ TEMPLATE_TEST_CASE("streamStore writes exactly src to dst at every offset and le
 namespace {
 
 struct Data {
-    static constexpr uint32_t n = 37, columns = 11;
-    std::shared_ptr<Grid const> grid =
-        std::make_shared<Grid const>(Grid::stretched(n, 9000.0, [](double s) { return s + 0.3 * s * (1.0 - s); }));
-    Field<double, Center> theta{grid, columns, core::MemSpace::Host}, kappa{grid, columns, core::MemSpace::Host};
-    Data() {
+    static constexpr uint32_t columns = 11;
+    uint32_t n;
+    std::shared_ptr<Grid const> grid;
+    Field<double, Center> theta, kappa;
+    explicit Data(uint32_t levels = 37)
+        : n(levels), grid(std::make_shared<Grid const>(
+                         Grid::stretched(n, 9000.0, [](double s) { return s + 0.3 * s * (1.0 - s); }))),
+          theta(grid, columns, core::MemSpace::Host), kappa(grid, columns, core::MemSpace::Host) {
         for (uint32_t c = 0; c < columns; ++c)
             for (uint32_t k = 0; k < n; ++k) {
                 theta.at(c, k) = 285.0 + 0.4 * k + std::sin(0.3 * k + c);
@@ -109,4 +112,24 @@ TEST_CASE("the Shmem engine streams a destination of at least streamingStoreByte
     CHECK(fused.streamed == 1);
     CHECK(sameBits(a, reference));
     CHECK(sameBits(b, expected));
+}
+
+TEST_CASE("streaming stores: columns and tiles longer than one 128-value run", "[engine][streaming]") {
+    Data const x(300); // runs of 128, 128 and 44 values a column, or per tile
+    Field<double, Center> reference(x.grid, x.columns, core::MemSpace::Host);
+    evaluate(core::Serial{}, reference, x.diffusion(), Engine::Direct);
+    for (uint32_t tile : {0u, 200u, 129u}) { // the whole column; tiles of 200 + 100; 129 + 129 + 42
+        EngineOptions o = streamingAbove(0, tile);
+        o.shmemBlockItems = 1024; // on one worker a tile is otherwise at most 128 levels: a single run
+        auto run = [&](auto const& backend) {
+            Field<double, Center> out(x.grid, x.columns, core::MemSpace::Host, -7.0);
+            EvalPlan const plan = evaluate(backend, out, x.diffusion(), Engine::Shmem, o);
+            INFO(plan.describe());
+            CHECK(plan.tileLevels > 128);
+            CHECK(plan.streamed == 1);
+            CHECK(sameBits(out, reference));
+        };
+        run(core::Serial{});
+        run(core::OpenMP{});
+    }
 }

@@ -31,6 +31,13 @@ inline void storeFence() {
     _mm_sfence();
 #endif
 }
+// Fences when the thread leaves the scope, a kernel's exception included.
+struct StoreFenceAtExit {
+    StoreFenceAtExit() = default;
+    StoreFenceAtExit(StoreFenceAtExit const&) = delete;
+    StoreFenceAtExit& operator=(StoreFenceAtExit const&) = delete;
+    ~StoreFenceAtExit() { storeFence(); }
+};
 
 template <class Cfg, class Backend, class Dom, class Kernel, class... Args>
 void launchCpu(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& kernel, Args const&... args) {
@@ -40,11 +47,11 @@ void launchCpu(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& 
 
     if constexpr (std::is_base_of_v<core::Serial, Backend>) {
         auto smem = std::make_unique<std::byte[]>(totalBytes > 0 ? totalBytes : 1);
+        StoreFenceAtExit const fence;
         for (uint32_t b = 0; b < cfg.gridSize; ++b) {
             Worker<Cfg, core::Serial> w(0, 1, b, cfg.gridSize, smem.get(), smem.get() + dynOffset, cfg.dynSharedBytes);
             kernel(w, args...);
         }
-        storeFence();
     } else if constexpr (std::is_base_of_v<core::OpenMP, Backend>) {
         std::exception_ptr error;
 #pragma omp parallel
