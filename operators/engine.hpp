@@ -162,7 +162,7 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
         using T = typename A::Value;
         constexpr bool streamable = STRATA_STREAMING_STORES && (std::is_same_v<T, double> || std::is_same_v<T, float>);
         return streamable && oneWorkerBackend<Backend> && !A::add && p.engine == Engine::Shmem &&
-               std::size_t{a.dest->stride()} * columns * sizeof(typename A::Value) >= options.streamingStoreBytes;
+               std::size_t{a.dest->stride()} * columns * sizeof(T) >= options.streamingStoreBytes;
     };
     auto const launch = [&](EvalPlan& p) {
         p.streamed = (0u + ... + (streams(p, as) ? 1u : 0u));

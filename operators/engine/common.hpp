@@ -44,19 +44,30 @@ inline constexpr bool oneWorkerBackend = Backend::oneWorkerPerBlock;
 template <class W>
 inline constexpr bool oneWorker = oneWorkerBackend<typename W::BackendType>;
 
-// f(c, i, std::bool_constant<interior>) for c < ncols, i < len, where level first + i is interior when it lies at
-// least Reach levels from both ends of a staggering with `levels` levels. With one worker per block, plain nested loops
-// with the interior levels in a loop of their own (no boundary test left in it: it vectorises); with several workers,
-// forEachInRange2D and a test per element.
-template <int Reach, class W, class F>
-STRATA_HD void forEachColumnLevel(W const& worker, bool split, uint32_t ncols, uint32_t first, uint32_t len,
-                                  uint32_t levels, F&& f) {
+// The interior run [lo, hi) of i < len, where level first + i lies at least Reach levels from both ends of a
+// staggering with `levels` levels (none when lo >= hi, and none without `split`: every level on the general path).
+struct InteriorRun {
+    uint32_t lo, hi;
+};
+template <int Reach>
+STRATA_HD inline InteriorRun interiorRun(bool split, uint32_t first, uint32_t len, uint32_t levels) {
     constexpr auto reach = static_cast<uint32_t>(Reach);
     auto const clamp = [len](uint32_t v) { return v < len ? v : len; };
-    // interior: first + i >= reach and first + i + reach < levels
     uint32_t lo = 0; // (a tree of depth 0 has reach 0, and nvcc warns about `first < 0u`)
     if constexpr (Reach > 0) lo = clamp(first < reach ? reach - first : 0u);
     uint32_t const hi = split && levels > first + reach ? clamp(levels - reach - first) : 0u;
+    return {lo, hi};
+}
+
+// f(c, i, std::bool_constant<interior>) for c < ncols, i < len, where level first + i is interior when it lies at
+// least Reach levels from both ends of a staggering with `levels` levels (interiorRun). With one worker per block,
+// plain nested loops with the interior levels in a loop of their own (no boundary test left in it: it vectorises); with
+// several workers, forEachInRange2D and a test per element.
+template <int Reach, class W, class F>
+STRATA_HD void forEachColumnLevel(W const& worker, bool split, uint32_t ncols, uint32_t first, uint32_t len,
+                                  uint32_t levels, F&& f) {
+    InteriorRun const interior = interiorRun<Reach>(split, first, len, levels);
+    uint32_t const lo = interior.lo, hi = interior.hi; // (plain variables: the lambdas below capture them)
     if constexpr (oneWorker<W>) {
         (void)worker;
         // The interior loop carries `ivdep`: GCC need not prove that the loop's stores (a buffer, the destination)
@@ -140,12 +151,9 @@ STRATA_HD inline void streamStore(T* dst, T const* src, uint32_t n) {
 template <int Reach, class T, class Out, class V>
 STRATA_HD inline void streamColumnLevels(bool split, uint32_t ncols, uint32_t first, uint32_t len, uint32_t levels,
                                          Out&& out, V&& value) {
-    constexpr auto reach = static_cast<uint32_t>(Reach);
     constexpr uint32_t run = 128; // values buffered at once: 1 KiB of doubles, in L1 with the stencils' inputs
-    auto const clamp = [len](uint32_t v) { return v < len ? v : len; };
-    uint32_t lo = 0;
-    if constexpr (Reach > 0) lo = clamp(first < reach ? reach - first : 0u);
-    uint32_t const hi = split && levels > first + reach ? clamp(levels - reach - first) : 0u;
+    InteriorRun const interior = interiorRun<Reach>(split, first, len, levels);
+    uint32_t const lo = interior.lo, hi = interior.hi;
     // interior levels: [ilo, ihi); none when lo >= hi
     uint32_t const ilo = lo < hi ? lo : len, ihi = lo < hi ? hi : len;
     alignas(64) T buf[run];

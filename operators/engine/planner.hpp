@@ -143,13 +143,12 @@ constexpr uint32_t shmemBlockItems = isGpu<Backend>              ? 1024u
 // machine: a process whose trials picked Direct for a tree that Shmem ran 1.27x faster; a benchmark's 30 calls of
 // advection that stayed on the 1.3x slower engine) is mended at the next re-check that runs undisturbed: soon after
 // the trials when the call was close, and at the price of one call in 64 on the slower engine (three, for a close
-// call). (The early re-checks
-// of a clear choice cost more than they could mend: the depth-4 tree at 16 levels, 2.2x apart, ran 13 % slower over
-// a benchmark's few calls with them.) A close call's re-check is a run of `closeRun` calls of the other engine: an
-// engine's time depends on what ran before it (measured: the Shmem engine's streaming stores ran 1.2-1.4x slower
-// right after a Direct call than after several Shmem calls, and Auto, alternating, kept Direct where Shmem was 1.3x
-// faster; docs/performance.md, "Streaming stores"), and the run's later calls time it after itself, as it will run
-// once chosen. Deterministic given the times recorded (tests feed it times).
+// call). (The early re-checks of a clear choice cost more than they could mend: the depth-4 tree at 16 levels, 2.2x
+// apart, ran 13 % slower over a benchmark's few calls with them.) A close call's re-check is a run of `closeRun` calls
+// of the other engine: an engine's time depends on what ran before it (measured: the Shmem engine's streaming stores
+// ran 1.2-1.4x slower right after a Direct call than after several Shmem calls, and Auto, alternating, kept Direct
+// where Shmem was 1.3x faster; docs/performance.md, "Streaming stores"), and the run's later calls time it after
+// itself, as it will run once chosen. Deterministic given the times recorded (tests feed it times).
 class TimedChoice {
 public:
     static constexpr int trials = 4;
