@@ -23,6 +23,7 @@
 
 #include "core/backend.hpp"
 #include "core/lockstep.hpp"
+#include "core/memory.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -45,10 +46,17 @@ inline constexpr std::size_t triadElements = std::size_t{1} << 25;
 inline constexpr double triadBytesPerElement = 24.0;
 inline constexpr double triadScalar = 3.0;
 
-// An array of doubles that is not zero-filled on allocation (the first touch decides where its pages live).
+// An array of doubles that is not zero-filled on allocation (the first touch decides where its pages live). It comes
+// from the allocator of Strata's fields (core::detail::hostAllocate: huge pages from 2 MiB), so that the triad and
+// the peers that use these arrays run on the same kind of pages as the engines they are compared with.
 struct RawArray {
-    std::unique_ptr<double[]> p;
-    explicit RawArray(std::size_t n) : p(new double[n]) {}
+    struct Release {
+        std::size_t bytes;
+        void operator()(double* q) const noexcept { core::detail::hostRelease(q, bytes); }
+    };
+    std::unique_ptr<double[], Release> p;
+    explicit RawArray(std::size_t n)
+        : p(static_cast<double*>(core::detail::hostAllocate(n * sizeof(double))), Release{n * sizeof(double)}) {}
     double* get() const { return p.get(); }
 };
 
