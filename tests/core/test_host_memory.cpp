@@ -71,7 +71,7 @@ TEST_CASE("a host buffer of 2 MiB or more starts on a 2 MiB boundary and is advi
     CHECK(b.size() == 0);
 }
 
-TEST_CASE("host buffers of every size around 2 MiB hold their values; from 2 MiB they start on a 2 MiB boundary") {
+TEST_CASE("host buffers of every size around 2 MiB hold their values, and from 2 MiB they start on a 2 MiB boundary") {
     for (std::size_t bytes : {std::size_t{8}, std::size_t{4096}, detail::hugePageBytes - 8, detail::hugePageBytes,
                               detail::hugePageBytes + 8}) {
         std::size_t const n = bytes / sizeof(double);
