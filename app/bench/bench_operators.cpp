@@ -9,6 +9,15 @@
 //                 of a fused loop; OpenMP: `omp parallel for` over columns), kokkos (diffusion on Serial only, when
 //                 the build found Kokkos: the same tree as a Kokkos TeamPolicy with team scratch, bench_kokkos.cpp)
 //     levels      16, 32, 64, 128, 256, 1024
+//   operators/<backend>/<expression>/auto_paired/<levels>
+//                 Auto against both engines, paired: 12 rounds after Auto's trials, each round a block of three calls
+//                 of each of Auto, Direct and Shmem (the six orders in turn; a block's first call not timed: it pays
+//                 for the previous engine's dirty cache lines). Counters: each variant's median and mean timed call
+//                 (auto_ms, direct_ms, shmem_ms, *_mean_ms, 24 calls each) and auto_vs_best_pct, Auto's median over the
+//                 faster engine's median, in per cent. The three share each stretch of the machine's time, so a slow
+//                 second or a drift hits them alike; the separate auto, direct and shmem benchmarks above each own
+//                 their stretch (docs/performance.md, "Auto, paired"). One repetition, whatever
+//                 --benchmark_repetitions says.
 //   operators/serial/diffusion/shmem_items<N>/<levels>
 //                 Shmem with N (1024, 4096) column levels a block instead of the CPU default of 256
 //                 (EngineOptions::shmemBlockItems): how much of Shmem's time per column is the block's, levels 64,
@@ -23,6 +32,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -35,6 +46,8 @@ using namespace strata;
 using namespace strata::ops;
 
 constexpr uint32_t targetPoints = 1u << 23;
+constexpr int pairedRounds = 12; // auto_paired: rounds (each engine's block of 1 + pairedTimed calls per round)
+constexpr int pairedTimed = 2;
 
 using bench::Expr;
 enum class Variant { Direct, Shmem, Auto, Hand, Kokkos };
@@ -235,6 +248,74 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels, uin
     state.SetLabel(v == Variant::Hand ? std::string("hand-written loop") : plan.describe());
 }
 
+// Auto, Direct and Shmem in rotating order within each round (see the header): medians of paired calls.
+template <class Backend>
+void bmAutoPaired(benchmark::State& state, Expr e, uint32_t levels) {
+    constexpr bool parallel = std::is_same_v<Backend, core::OpenMP>;
+    Backend const backend{};
+    Data& d = dataFor(levels);
+    Engine const engines[3] = {Engine::Auto, Engine::Direct, Engine::Shmem};
+    // Auto's trials are over before the rounds (its first calls time both engines; a one-off per shape and process).
+    for (int i = 0; i < ops::detail::TimedChoice::trials; ++i)
+        bench::evaluateExpr(backend, d, e, Engine::Auto);
+    // Each round runs the three in one of the six orders (round by round through all six), each as a block of
+    // 1 + pairedTimed calls of which the first is not timed: on the CPU a call pays for the dirty lines the previous
+    // one left in the cache (Direct's plain stores; Shmem's streaming stores leave none), so a call right after
+    // another engine's is not what that engine costs when it runs after itself, as Auto's chosen engine does.
+    static constexpr int orders[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
+    std::vector<double> times[3];
+    EvalPlan autoPlan;
+    long round = 0, autoShmemCalls = 0;
+    for (auto _ : state) {
+        for (int v : orders[round % 6]) {
+            for (int i = 0; i <= pairedTimed; ++i) {
+                auto const t0 = std::chrono::steady_clock::now();
+                EvalPlan const plan = bench::evaluateExpr(backend, d, e, engines[v]);
+                double const t =
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                if (i > 0) times[v].push_back(t);
+                if (v == 0) {
+                    autoPlan = plan;
+                    if (i > 0 && plan.engine == Engine::Shmem) ++autoShmemCalls;
+                }
+                benchmark::ClobberMemory();
+            }
+        }
+        ++round;
+    }
+    bench::evaluateExpr(backend, d, e, Engine::Auto);
+    runHand<parallel>(d, e, true);
+    bool const same = e == Expr::Grad ? sameBits(d.outF, d.refF) : sameBits(d.outC, d.refC);
+    if (!same) state.SkipWithError("result differs from the hand-written loop");
+    auto const median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        std::size_t const n = v.size();
+        return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    };
+    auto const mean = [](std::vector<double> const& v) {
+        double s = 0;
+        for (double x : v)
+            s += x;
+        return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+    };
+    char const* names[3] = {"auto", "direct", "shmem"};
+    double med[3];
+    for (int v = 0; v < 3; ++v) {
+        med[v] = median(times[v]);
+        state.counters[std::string(names[v]) + "_ms"] = med[v];
+        state.counters[std::string(names[v]) + "_mean_ms"] = mean(times[v]);
+    }
+    double const best = std::min(med[1], med[2]);
+    state.counters["auto_vs_best_pct"] = best > 0 ? 100.0 * (med[0] / best - 1.0) : 0.0;
+    state.counters["auto_mean_vs_best_pct"] =
+        best > 0 ? 100.0 * (mean(times[0]) / std::min(mean(times[1]), mean(times[2])) - 1.0) : 0.0;
+    state.counters["levels"] = levels;
+    state.counters["rounds"] = static_cast<double>(round);
+    state.counters["auto_shmem_calls"] = static_cast<double>(autoShmemCalls); // of the timed calls
+    state.counters["faster"] = med[2] < med[1] ? 2 : 1;                       // 1 Direct, 2 Shmem (by the medians)
+    state.SetLabel("auto took " + autoPlan.describe());
+}
+
 int const registered = [] {
     for (uint32_t levels : {16u, 32u, 64u, 128u, 256u, 1024u}) {
         for (bool parallel : {false, true}) {
@@ -252,6 +333,16 @@ int const registered = [] {
                     else
                         bench::add(name, [=](benchmark::State& s) { bmOperator<core::Serial>(s, e, v, levels); });
                 }
+                std::string const paired = std::string("operators/") + (parallel ? "openmp" : "serial") + "/" +
+                                           bench::exprName(e) + "/auto_paired/" + std::to_string(levels);
+                if (parallel)
+                    bench::add(paired, [=](benchmark::State& s) { bmAutoPaired<core::OpenMP>(s, e, levels); })
+                        ->Iterations(pairedRounds)
+                        ->Repetitions(1);
+                else
+                    bench::add(paired, [=](benchmark::State& s) { bmAutoPaired<core::Serial>(s, e, levels); })
+                        ->Iterations(pairedRounds)
+                        ->Repetitions(1);
             }
         }
     }
