@@ -10,7 +10,8 @@
 //                 the build found Kokkos: the same tree as a Kokkos TeamPolicy with team scratch, bench_kokkos.cpp)
 //     levels      16, 32, 64, 128, 256, 1024
 //   operators/<backend>/<expression>/auto_paired/<levels>
-//                 Auto against both engines, paired: 12 rounds after Auto's trials, each round a block of three calls
+//                 Auto against both engines, paired: 12 rounds after Auto's trials and early re-checks (44 calls),
+//                 each round a block of three calls
 //                 of each of Auto, Direct and Shmem (the six orders in turn; a block's first call not timed: it pays
 //                 for the previous engine's dirty cache lines). Counters: each variant's median and mean timed call
 //                 (auto_ms, direct_ms, shmem_ms, *_mean_ms, 24 calls each) and auto_vs_best_pct, Auto's median over the
@@ -255,8 +256,9 @@ void bmAutoPaired(benchmark::State& state, Expr e, uint32_t levels) {
     Backend const backend{};
     Data& d = dataFor(levels);
     Engine const engines[3] = {Engine::Auto, Engine::Direct, Engine::Shmem};
-    // Auto's trials are over before the rounds (its first calls time both engines; a one-off per shape and process).
-    for (int i = 0; i < ops::detail::TimedChoice::trials; ++i)
+    // Auto's steady state: its trials and its early re-checks of a close call (runs of calls 4, 8, 16 and 32 after
+    // the trials: ops::detail::TimedChoice) are over before the rounds, a one-off per shape and process.
+    for (int i = 0; i < ops::detail::TimedChoice::trials + 40; ++i)
         bench::evaluateExpr(backend, d, e, Engine::Auto);
     // Each round runs the three in one of the six orders (round by round through all six), each as a block of
     // 1 + pairedTimed calls of which the first is not timed: on the CPU a call pays for the dirty lines the previous
