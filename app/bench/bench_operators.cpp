@@ -11,9 +11,8 @@
 //     levels      16, 32, 64, 128, 256, 1024
 //   operators/<backend>/<expression>/auto_paired/<levels>
 //                 Auto against both engines, paired: 12 rounds after Auto's trials and early re-checks (44 calls),
-//                 each round a block of three calls
-//                 of each of Auto, Direct and Shmem (the six orders in turn; a block's first call not timed: it pays
-//                 for the previous engine's dirty cache lines). Counters: each variant's median and mean timed call
+//                 each round a block of three calls of each of Auto, Direct and Shmem (the six orders in turn; a
+//                 block's first call not timed: it pays for the previous engine's dirty cache lines). Counters: each variant's median and mean timed call
 //                 (auto_ms, direct_ms, shmem_ms, *_mean_ms, 24 calls each) and auto_vs_best_pct, Auto's median over the
 //                 faster engine's median, in per cent. The three share each stretch of the machine's time, so a slow
 //                 second or a drift hits them alike; the separate auto, direct and shmem benchmarks above each own
@@ -249,7 +248,7 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels, uin
     state.SetLabel(v == Variant::Hand ? std::string("hand-written loop") : plan.describe());
 }
 
-// Auto, Direct and Shmem in rotating order within each round (see the header): medians of paired calls.
+// Auto, Direct and Shmem in blocks within each round (see the header): medians of their timed calls.
 template <class Backend>
 void bmAutoPaired(benchmark::State& state, Expr e, uint32_t levels) {
     constexpr bool parallel = std::is_same_v<Backend, core::OpenMP>;
