@@ -12,12 +12,12 @@
 //   operators/<backend>/<expression>/auto_paired/<levels>
 //                 Auto against both engines, paired: 12 rounds after Auto's trials and early re-checks (44 calls),
 //                 each round a block of three calls of each of Auto, Direct and Shmem (the six orders in turn; a
-//                 block's first call not timed: it pays for the previous engine's dirty cache lines). Counters: each variant's median and mean timed call
-//                 (auto_ms, direct_ms, shmem_ms, *_mean_ms, 24 calls each) and auto_vs_best_pct, Auto's median over the
-//                 faster engine's median, in per cent. The three share each stretch of the machine's time, so a slow
-//                 second or a drift hits them alike; the separate auto, direct and shmem benchmarks above each own
-//                 their stretch (docs/performance.md, "Auto, paired"). One repetition, whatever
-//                 --benchmark_repetitions says.
+//                 block's first call not timed: it pays for the previous engine's dirty cache lines). Counters: each
+//                 variant's median and mean timed call (auto_ms, direct_ms, shmem_ms, *_mean_ms, 24 calls each) and
+//                 auto_vs_best_pct, Auto's median over the faster engine's median, in per cent. The three share each
+//                 stretch of the machine's time, so a slow second or a drift hits them alike; the separate auto,
+//                 direct and shmem benchmarks above each own their stretch (docs/performance.md, "Auto, paired").
+//                 One repetition, whatever --benchmark_repetitions says.
 //   operators/serial/diffusion/shmem_items<N>/<levels>
 //                 Shmem with N (1024, 4096) column levels a block instead of the CPU default of 256
 //                 (EngineOptions::shmemBlockItems): how much of Shmem's time per column is the block's, levels 64,
