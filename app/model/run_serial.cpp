@@ -1,6 +1,6 @@
 // The time loop on Serial, compiled here once (app/model/run_impl.hpp declares it extern), and what else needs a
-// Model<core::Serial>: the memory estimate and the pre-run checks of `strata check`. Each CPU backend's loop has a
-// file of its own so that a build compiles them in parallel.
+// Model<core::Serial>: the memory estimate and the pre-run checks that `strata run` and `strata validate` make. Each
+// CPU backend's loop has a file of its own so that a build compiles them in parallel.
 #include "app/model/run_impl.hpp"
 
 #include "core/memory.hpp"
