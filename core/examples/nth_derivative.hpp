@@ -1,4 +1,4 @@
-// The n-th derivative example of the `threaded` front end (reference/threaded-kernels.md), in four forms.
+// The n-th derivative example of ClimaComms' `@threaded` kernel tutorial, on the `threaded` front end, in four forms.
 //
 // A matrix of `rows` x `cols` doubles, column-major (a column is contiguous), is differentiated n times along each
 // column with the periodic second difference D(a)[i] = (a[i+1] - 2 a[i] + a[i-1]) / 2. Written recursively,
