@@ -6,10 +6,10 @@
 // Reference state (fixed for the whole run, per column): pressure p0(z) on faces and centers, density rho0(z) on
 // centers and faces, and the Exner function (p0 / 1000 hPa)^(Rd/cp) on centers. It is the hydrostatic state of the
 // initial sounding with its virtual temperature Tv = T (1 + (Rv/Rd - 1) q), computed once when the model starts
-// (app/model/model.cpp, referenceState). As in anelastic single-column and LES models, these are the mass weights of
-// every process and every budget: the column content sum(rho0 psi dz) of a quantity is then defined the same way at
-// every time, so budgets compare contents across steps and output intervals. The fields keep their short names
-// (p, rho, exner, pFace, rhoFace) because every process reads them.
+// (computeReferenceState, app/model/model.cpp). As in anelastic single-column and LES models, these are the mass
+// weights of every process and every budget: the column content sum(rho0 psi dz) of a quantity is then defined the
+// same way at every time, so budgets compare contents across steps and output intervals. The fields keep their short
+// names (p, rho, exner, pFace, rhoFace) because every process reads them.
 #pragma once
 
 #include "core/memory.hpp"
