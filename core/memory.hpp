@@ -7,8 +7,7 @@
 // Host arrays of 2 MiB or more (HostAllocator) start on a 2 MiB boundary and are advised to the kernel as transparent
 // huge pages (Linux `madvise(MADV_HUGEPAGE)`, which takes effect where THP is in its "madvise" or "always" mode): a
 // stream over fields of tens of megabytes then crosses a page, and misses in the TLB, every 2 MiB instead of every
-// 4 KiB. On the development machine that took the diffusion tree's engines to 0.69-0.89x their time and the model
-// step to 0.92-0.94x (docs/performance.md, "Huge pages"). STRATA_HUGE_PAGES=0 (read once) turns it off: plain
+// 4 KiB (docs/performance.md measures the effect). STRATA_HUGE_PAGES=0 (read once) turns it off: plain
 // `operator new`, 4 KiB pages.
 #pragma once
 

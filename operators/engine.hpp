@@ -155,8 +155,8 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
     GridView const grid = d0.grid().view(Backend::memSpace);
     // Streaming stores: Shmem's large destinations of doubles or floats, written (not added to), on a one-worker
     // backend of an x86-64 CPU (elsewhere streamStore would be a plain copy through the buffer: no gain). Not Direct's:
-    // its one pass would become two (the values through an L1 buffer), and that cost it more than the stores saved
-    // (measured, docs/performance.md "Streaming stores").
+    // its one pass would become two (the values through an L1 buffer), which costs it more than the stores save
+    // (docs/performance.md).
     auto const streams = [&](EvalPlan const& p, auto const& a) {
         using A = std::remove_cvref_t<decltype(a)>;
         using T = typename A::Value;

@@ -41,8 +41,8 @@ struct BufferPlan {
 
 // Every operator handles boundaries only within this many levels of either end of its output (Upwind3rdOrder and
 // UpwindLimited: faces 0, 1, n-1, n; the others the first and last level): an operator's contract (docs/operators.md).
-// (A margin of 1 per operator where that suffices was tried: GCC 12 then left the divergence's interior level loop
-// under Shmem scalar, and the diffusion tree ran 1.2-1.3x slower; docs/performance.md.)
+// (A margin of 1 per operator where that suffices would be correct, but GCC 12 then leaves the divergence's interior
+// level loop under Shmem scalar, and the diffusion tree runs slower; docs/performance.md.)
 inline constexpr int operatorBoundaryMargin = 2;
 
 namespace detail {
@@ -76,7 +76,7 @@ inline constexpr bool dividesIn<Pointwise<F, Args...>> = std::is_same_v<F, Divid
 // Whether the Shmem engine gives argument A a buffer. An argument without stencils (depth 0: a field, or pointwise math
 // on fields) is staged where `stencilFree` says so: on a GPU (and on the checking Threads backend, which models one) a
 // buffer saves re-reading global memory; on the one-worker CPU backends the re-read hits the cache, and copying the
-// values into a buffer first costs a pass over the column (measured: docs/performance.md), so there only an argument
+// values into a buffer first costs a pass over the column (docs/performance.md), so there only an argument
 // that divides is staged: an operator reads its argument at several levels (the third-order upwind product at four)
 // and would divide again at each, where a division costs as much as several other operations.
 // (Variable templates, not constexpr functions: nvcc does not let device code call host constexpr functions.)

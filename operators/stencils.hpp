@@ -534,8 +534,8 @@ STRATA_HD V minVal(V a, V b) {
 // drops to first order, an overflow to infinity still has the right sign; NaN differences give 0.
 // The half is taken inside the minimum, not after the selections: a multiplication after them is moved into their
 // arms by GCC, which then keeps the branches (it does not evaluate a floating-point operation that might trap on a
-// path that did not ask for it) and the loop over faces is not vectorised: 2.4x slower on a column of random data in
-// a standalone test. Halving is exact, so the result has the bits of min(2 |dp|, (|dm| + 2 |dp|) / 3, 2 |dm|) / 2
+// path that did not ask for it) and the loop over faces is not vectorised, which makes it over twice as slow.
+// Halving is exact, so the result has the bits of min(2 |dp|, (|dm| + 2 |dp|) / 3, 2 |dm|) / 2
 // (1/6 is 1/3 halved, exactly) wherever no term overflows or falls below the normal range.
 template <class V>
 STRATA_HD V korenHalfSlope(V dm, V dp) {

@@ -9,7 +9,7 @@
 // Sizes: the triad 3 arrays of 2^25 doubles (256 MiB each), the operators 2^24 points a field (128 MiB, over twice
 // the 50-60 MB L2 of an H100 or H200; columns = 2^24 / levels), so that no field stays in L2 between passes.
 // Timing: CUDA events around each iteration's call (Google Benchmark's manual time): the device's time plus what
-// the call does on the host before its launch (planning: about 2-3 us against Nsight Compute's kernel times). The
+// the call does on the host before its launch (planning; Nsight Compute's kernel times leave it out). The
 // byte model is the CPU suites' (minimum bytes, 8 per value), and pct_of_triad is against the plain triad kernel's
 // best of 20 passes, measured once in the same process (deviceTriad).
 // Every operator result is compared bit for bit with Serial Direct on the host after the timed loop: an error if

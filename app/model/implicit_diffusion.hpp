@@ -61,8 +61,8 @@ struct ImplicitDiffusionColumns {
     }
     STRATA_HD void solveVariable(uint32_t col, uint32_t variable) const {
         double const perMass0 = perMass(col, 0); // as factor computes it
-        // Selects, not arrays indexed by `variable`: on a GPU those live in local memory (measured on an H100: the
-        // kernel moved 9x its bytes from DRAM and ran 2.7x slower than with one worker per column).
+        // Selects, not arrays indexed by `variable`: on a GPU an array indexed at run time lives in local memory, and
+        // every access would be a trip to DRAM.
         CenterView const psi = variable == 0 ? T : variable == 1 ? q : variable == 2 ? tracer : variable == 3 ? u : v;
         double const* const flux = variable == 0   ? heatFlux
                                    : variable == 1 ? moistureFlux
@@ -154,19 +154,17 @@ struct ImplicitDiffusionBody {
 // address order. The column code is ImplicitDiffusionColumns's on views of the shared arrays: the same bits.
 //
 // Side by side, a column's chain of dependent operations is one elimination and one solve long, not two
-// eliminations and five solves: with one worker per column for everything, the kernel ran at 19 % of the triad on
-// an H100 (Nsight Compute, scripts/gpu-check step 8), its 8 busy workers of 256 walking their columns while the
-// block's loads waited.
+// eliminations and five solves: with one worker per column for everything, a block has only a few busy workers
+// walking their columns while its loads wait, far from the memory bandwidth.
 //
 // A tile of 256 values has 64 workers, not 256: the solves keep at most 5 x 8 of them busy (30 levels), and with 256
-// a block's other warps only waited at its barriers (an H100, Nsight Compute: 24 of every 33 cycles a warp waited at
-// a barrier, 62 registers a thread and 28 KiB a block held the SM to 4 blocks, 32 columns). With 64 workers shared
-// memory alone sets the blocks an SM holds. The shared arrays are laid out for the banks: a column's values start an
-// odd number of doubles apart, and the arrays 8 doubles more than a multiple of 16 apart, so that at 30 levels the
-// workers of a half-warp, (variable, column) side by side, read 16 different pairs of banks (with a column every 30
-// doubles and the arrays 256 apart, Nsight Compute counted 1.8- and 2.2-way conflicts on loads and stores; with this
-// layout the loads have none and the stores, mostly the copies in and out, 1.7-way). Other level counts can still
-// meet 2-way conflicts (60 levels: variables 0 and 2).
+// a block's other warps would mostly wait at its barriers while their registers and the block's shared memory limit
+// how many blocks an SM holds. With 64 workers shared memory alone sets the blocks an SM holds. The shared arrays are
+// laid out for the banks: a column's values start an odd number of doubles apart, and the arrays 8 doubles more than
+// a multiple of 16 apart, so that at 30 levels the workers of a half-warp, (variable, column) side by side, read 16
+// different pairs of banks (a column every 30 doubles with the arrays 256 apart gives bank conflicts on loads and
+// stores; this layout leaves the loads without any). Other level counts can still meet 2-way conflicts (60 levels:
+// variables 0 and 2).
 inline constexpr uint32_t diffusionTileItems = 256;
 inline constexpr uint32_t diffusionTileWorkers = 64;
 inline constexpr uint32_t diffusionTileArrayStride = diffusionTileItems + 8; // doubles from one array to the next

@@ -39,9 +39,9 @@ struct RkStage {
 //   StageAll    the RkStage update of every field, then its tendency zeroed for the next stage (read here anyway)
 // The arithmetic of each field is RkStage's: the same bits as one kernel per field. The tendencies are zero when a
 // step starts without a pass of its own: zero when allocated (core::Buffer), and zeroed by every stage's update, the
-// only kernel besides the processes' explicit tendencies that touches them in a step that finishes (on an H100 the
-// zeroing was a third of StartStep's bytes; the kernel went from 407 to 219 us a step with a field per block,
-// ops::forEachPointOfFields). After a step that threw, Model::step zeroes them first (Fill).
+// only kernel besides the processes' explicit tendencies that touches them in a step that finishes, so StartStep
+// does not spend a pass over every tendency zeroing it. After a step that threw, Model::step zeroes them first
+// (Fill).
 template <std::size_t N>
 struct StartStep {
     CenterView u0[N];

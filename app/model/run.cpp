@@ -97,8 +97,8 @@ void checkRestartCompatible(Config const& cfg, RestartMeta const& meta, std::str
 }
 
 // `auto` without a GPU: OpenMP only when a rank has enough cells to pay for a parallel region per kernel (a step
-// launches about a hundred small kernels; on 32 x 30 cells OpenMP's fork and join cost 20 times the work: 20 s
-// against 1 s for moist_held_suarez on 3 ranks). The choice changes no result: the backends agree bit for bit.
+// launches about a hundred small kernels; on a few hundred cells OpenMP's fork and join cost many times the work).
+// The choice changes no result: the backends agree bit for bit.
 inline constexpr uint64_t openmpMinimumCellsPerRank = 32768;
 
 RunSummary runCase(Config const& cfg, core::Context const& comm, RunOptions const& options, std::ostream& log) {

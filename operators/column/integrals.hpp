@@ -151,8 +151,8 @@ struct ExprIntegralBody {
     GridView grid;
     T* out;
     // A function of its own with the expression inlined into its level loop (as the engines' targets): inlined into
-    // a chain of several integrals (columnIntegralsOf), GCC left the expressions' evaluation as calls: advection took
-    // 110 ms per step instead of 76-84 (measured, 128 x 256 x 30, Serial; 78-80 ms with this attribute).
+    // a chain of several integrals (columnIntegralsOf), GCC leaves the expressions' evaluation as calls, which slows
+    // advection's budget integrals markedly.
     STRATA_ENGINE_TARGET STRATA_HD void operator()(uint32_t col) const {
         DirectCtx<false> const ctx{grid, col};
         finish(col, [&](uint32_t k) { return static_cast<T>(expr.eval(ctx, Level{k})); });

@@ -25,7 +25,8 @@ namespace detail {
 inline constexpr uint32_t engineBlockDomSize = core::defaultBlockItems;
 
 // On the host, a kernel's whole evaluation is inlined into its loops (GCC/Clang `flatten`): left to the inliner's
-// budget, the operators' apply functions stay calls in large translation units (measured: a 2-5x slower Direct).
+// budget, the operators' apply functions stay calls in large translation units, and Direct becomes several times
+// slower.
 #if !defined(__CUDACC__) && defined(__GNUC__)
 #define STRATA_ENGINE_FLATTEN __attribute__((flatten))
 #define STRATA_ENGINE_TARGET __attribute__((noinline, flatten))
@@ -34,8 +35,7 @@ inline constexpr uint32_t engineBlockDomSize = core::defaultBlockItems;
 #define STRATA_ENGINE_TARGET
 #endif
 // A kernel's code for one target is a function of its own (STRATA_ENGINE_TARGET): flattening several targets into
-// one kernel function made each slower (measured, four advection targets: 21.6 ms fused against 17.4 ms in four
-// kernels; 17.3 ms with a function per target).
+// one kernel function makes each slower than in a kernel of its own; a function per target keeps that speed.
 
 // The CPU backends run a block with one worker: the kernels walk columns and levels in plain nested loops, which the
 // compiler optimises better than forEachInRange2D's single loop with a wrap test per element.
@@ -73,9 +73,8 @@ STRATA_HD void forEachColumnLevel(W const& worker, bool split, uint32_t ncols, u
         // The interior loop carries `ivdep`: GCC need not prove that the loop's stores (a buffer, the destination)
         // alias none of its loads; they cannot (the engines write buffers no operand points into, and evaluate
         // rejects a destination that is also an operand: checkLeaves in engine.hpp). Without it GCC guards each
-        // column's vectorised loop with run-time overlap checks of every pointer pair. Measured on the Intel machine
-        // (docs/performance.md, "ivdep"): the diffusion tree 14 % faster under Direct at 256 levels, 10 % under Shmem
-        // at 64; the same bits (no reassociation is allowed).
+        // column's vectorised loop with run-time overlap checks of every pointer pair, which cost both engines
+        // time (docs/performance.md). The bits are the same (no reassociation is allowed).
         for (uint32_t c = 0; c < ncols; ++c) {
             if (lo < hi) {
                 for (uint32_t i = 0; i < lo; ++i)

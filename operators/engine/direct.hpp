@@ -17,8 +17,8 @@ template <bool Interior>
 struct DirectCtx {
     static constexpr bool shmem = false;
     static constexpr bool interior = Interior;
-    GridView const& grid; // a reference: a context is built per element, and copying the grid's five fields there
-    uint32_t col;         // kept it in memory (measured with -march=native: Shmem 5x slower)
+    GridView const& grid; // a reference: a context is built per element, and a copy of the grid's five fields there
+    uint32_t col;         // is kept in memory rather than registers (with -march=native, several times slower)
 };
 
 struct DirectKernel {

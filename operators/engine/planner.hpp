@@ -41,9 +41,9 @@ struct EngineOptions {
     uint32_t shmemBlockItems = 0;
     // Serial and OpenMP, the Shmem engine: a destination of at least this many bytes (not evaluateAdd's, which reads
     // it) is written with streaming stores, past the caches (detail::streamStore; Direct keeps plain stores). Default
-    // 32 MiB: measured on the Intel machine, a triad of 16 MiB arrays ran from the cache (29 GB/s) and streaming stores
-    // gained nothing; of 32 MiB arrays, from memory (19 GB/s), and streaming stores ran it at 28 GB/s
-    // (docs/performance.md, "Streaming stores"). SIZE_MAX: never; 0: always (tests).
+    // 32 MiB, the last-level cache of the machine docs/performance.md describes: a smaller destination can be read
+    // back from the cache, where streaming stores gain nothing; a larger one goes to memory, where they save the read
+    // of every line written. SIZE_MAX: never; 0: always (tests).
     std::size_t streamingStoreBytes = std::size_t{32} << 20;
 };
 
@@ -120,16 +120,13 @@ uint32_t sharedBytesPerColumn(E const& expr, bool stageStencilFree, uint32_t til
 template <class Backend>
 constexpr bool isGpu = Backend::isGpu;
 
-// The column levels a Shmem block takes by default: one per worker (256) on the CPU backends; 1024 on a GPU, so each
-// of a block's 256 workers stages four values between two syncs. Measured on an H200 (docs/performance.md, "On a
-// GPU"): the diffusion tree at 256 levels 294 -> 170 us (512: 206, 2048: 215), at 64 levels 329 -> 201 us; Shmem's
-// DRAM throughput 28 -> 48 % of peak (Nsight Compute): more loads in flight between two barriers.
+// The column levels a Shmem block takes by default: one per worker (256) on the Threads backend; 1024 on a GPU, so
+// each of a block's 256 workers stages four values between two syncs: more loads in flight between two barriers,
+// where one load per worker leaves the memory system idle.
 //
 // With one worker (Serial, OpenMP) 128, and no tile longer than that: the worker stages a tile's levels, then writes
-// its results, and on the Intel machine of docs/performance.md ("Shmem's passes on one core") the triad in two such
-// passes ran at 91-95 % of the triad with 32-128 values a pass, 87 % with 256 and 76 % with 1024 (one pass: 103-107
-// %). Measured with 2^23 points, Serial, against whole columns of up to 256 levels a block (two A/B rounds): Shmem 3-13
-// % faster on the diffusion tree, 1-10 % on advection, 5-9 % on the depth-4 tree.
+// its results, and two such passes over a short run keep nearly the speed of one pass, where longer runs lose more
+// (docs/performance.md measures both choices).
 template <class Backend>
 constexpr uint32_t shmemBlockItems = isGpu<Backend>              ? 1024u
                                      : oneWorkerBackend<Backend> ? 128u
@@ -139,16 +136,14 @@ constexpr uint32_t shmemBlockItems = isGpu<Backend>              ? 1024u
 // first) and keep each engine's fastest time, so that a first call's page faults or cold caches do not decide; later
 // calls take the engine with the lower best time, except the re-checks, which time the other engine again: one call
 // in every `recheckEvery`, and where the two best times are within `closeCall` of each other also the 4th, 8th, 16th
-// and 32nd call after the trials. A choice made from trials that the machine's noise slowed (measured on a 2-core
-// machine: a process whose trials picked Direct for a tree that Shmem ran 1.27x faster; a benchmark's 30 calls of
-// advection that stayed on the 1.3x slower engine) is mended at the next re-check that runs undisturbed: soon after
-// the trials when the call was close, and at the price of one call in 64 on the slower engine (three, for a close
-// call). (The early re-checks of a clear choice cost more than they could mend: the depth-4 tree at 16 levels, 2.2x
-// apart, ran 13 % slower over a benchmark's few calls with them.) A close call's re-check is a run of `closeRun` calls
-// of the other engine: an engine's time depends on what ran before it (measured: the Shmem engine's streaming stores
-// ran 1.2-1.4x slower right after a Direct call than after several Shmem calls, and Auto, alternating, kept Direct
-// where Shmem was 1.3x faster; docs/performance.md, "Streaming stores"), and the run's later calls time it after
-// itself, as it will run once chosen. Deterministic given the times recorded (tests feed it times).
+// and 32nd call after the trials. A choice made from trials that the machine's noise slowed (on a busy machine the
+// trials can pick the clearly slower engine) is mended at the next re-check that runs undisturbed: soon after the
+// trials when the call was close, and at the price of one call in 64 on the slower engine (three, for a close call).
+// (The early re-checks of a clear choice would cost more than they could mend: each runs the slower engine.) A close
+// call's re-check is a run of `closeRun` calls of the other engine: an engine's time depends on what ran before it
+// (the Shmem engine's streaming stores are slower right after a Direct call than after several Shmem calls, so
+// alternating single calls undervalue it), and the run's later calls time it after itself, as it will run once
+// chosen. Deterministic given the times recorded (tests feed it times).
 class TimedChoice {
 public:
     static constexpr int trials = 4;
@@ -196,7 +191,8 @@ private:
 };
 
 // The timed choices of one instantiation of evaluate (expression type, destination type, backend, add or not), per
-// shape and the options that change a plan; shared by the host threads that evaluate (a lock per call: ~0.1 us).
+// shape and the options that change a plan; shared by the host threads that evaluate (a lock per call, cheap against
+// a kernel).
 struct TimedChoiceKey {
     uint32_t columns, levels, maxTileLevels, shmemBlockItems;
     std::size_t sharedLimitBytes;
@@ -303,8 +299,7 @@ EvalPlan planFor(Backend const& backend, E const& expr, BufferPlan<E::slots>& la
 }
 
 // Several targets on a one-worker CPU backend: the points of a block (256 KiB of doubles per field), so that each
-// target streams long runs (measured on advection's four targets: 1024 points 20.3 ms, 4096 18.0, 32768 17.3, the
-// four kernels of evaluateAdd 17.6).
+// target streams long runs (short runs over many fields are slower than separate kernels; docs/performance.md).
 inline constexpr uint32_t fusedPointsPerBlock = 32768;
 
 // The plan of one or several targets in one kernel. One target: planFor's plan (tiles allowed). Several: each

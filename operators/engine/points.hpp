@@ -31,11 +31,10 @@ struct PointKernel {
 
 // f(i, col, k) for i < Fields. On the one-worker CPU backends field by field within a block of columns, so that a
 // kernel over several fields keeps the few streams of one field at a time (seven fields' streams at once thrash the
-// L1 sets when the fields share their alignment: measured, docs/performance.md); a CPU block takes about 32768
-// points, 256 KiB of a field, long enough for the prefetchers. With many workers (the GPU) a block takes the columns
-// of 256 items of one field: each worker's one load, update and store, the fields' blocks side by side in one launch
-// (measured on an H100 with the fields in turn within a block: the seven fields' RK stage update at 81 % of the triad,
-// each worker's seven loads one after another).
+// L1 sets when the fields share their alignment; docs/performance.md); a CPU block takes about 32768 points, 256 KiB
+// of a field, long enough for the prefetchers. With many workers (the GPU) a block takes the columns of 256 items of
+// one field: each worker's one load, update and store, the fields' blocks side by side in one launch (with the fields
+// in turn within a block, each worker's loads of the fields would come one after another, fewer in flight).
 template <uint32_t Fields>
 struct FieldsPointKernel {
     static constexpr uint32_t blockDomSize = engineBlockDomSize;

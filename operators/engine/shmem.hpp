@@ -73,8 +73,8 @@ struct ShmemKernel {
                               Ts const&... targets) const {
         if constexpr (oneWorker<W> && sizeof...(Ts) > 1) {
             // One worker, several targets (one tile): a block takes `groupsPerBlock` column groups through each
-            // target in turn, so that every target streams a long run of its fields (measured: with one group per
-            // block, the targets' short runs over many fields were slower than separate kernels).
+            // target in turn, so that every target streams a long run of its fields (with one group per block, the
+            // targets' short runs over many fields are slower than separate kernels).
             for (uint32_t b = worker.blockDomIdx(); b * launch.groupsPerBlock < launch.tasks;
                  b += worker.gridDomSize()) {
                 uint32_t const g0 = b * launch.groupsPerBlock, g1 = min(g0 + launch.groupsPerBlock, launch.tasks);

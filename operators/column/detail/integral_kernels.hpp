@@ -198,9 +198,8 @@ auto chainBodies(First const& first, Rest const&... rest) {
 // a BodyChain (above) of bodies over `levels` levels, which take turns with the one buffer.
 //
 // A tile holds 1024 values, four per worker of a 256-thread GPU block: the workers' loads are quick, and the time of
-// a tile is mostly its one-worker-per-column walk, the same for 8 columns as for 34. With 256 values (8 columns of 30
-// levels) the model's integrals and state check ran at 35-73 % of the triad on an H100 (Nsight Compute,
-// scripts/gpu-check step 8): a block's loads sat idle while 8 of its 256 workers walked their columns.
+// a tile is mostly its one-worker-per-column walk, the same for 8 columns as for 34. A tile of 256 values (8 columns
+// of 30 levels) would leave a block's loads idle while 8 of its 256 workers walk their columns.
 inline constexpr uint32_t columnTileItems = 1024;
 
 // Columns per tile: as many whole columns as fit in the tile's items; 0 (no tiles) for deeper columns.
