@@ -1,5 +1,6 @@
 // The `strata` program.
-//   strata run CONFIG [--set key.path=value]... [--output DIR]   run a case (under mpirun for several ranks)
+//   strata run CONFIG [--set key.path=value]... [--output DIR] [--restart FILE] [--manifest FILE]
+//                                                                run a case (under mpirun for several ranks)
 //   strata validate CONFIG [--set ...]                           check a configuration, run nothing
 //   strata compare A.nc B.nc [--rtol R] [--atol A] [--bfb]       compare two outputs (0 same, 1 different, 2 error)
 //   strata info                                                  the build: version, backends, devices, MPI
@@ -16,6 +17,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -33,6 +36,22 @@ std::string commandLine(int argc, char** argv) {
     return s;
 }
 
+// The files a finished run wrote, one "KIND PATH" line each, for scripts (scripts/run reads the history's path from
+// it, not from the log, whose wording may change). Written whole under a temporary name and renamed, so a reader
+// never sees half a manifest.
+void writeManifest(std::string const& manifest, strata::app::RunSummary const& summary) {
+    std::string const partial = manifest + ".partial";
+    {
+        std::ofstream out(partial, std::ios::trunc);
+        out << "history " << summary.outputPath << "\nrestart " << summary.restartPath << "\n";
+        out.flush();
+        if (!out) throw strata::Error("cannot write the manifest " + partial, "--manifest", "a writable file");
+    }
+    std::error_code ec;
+    std::filesystem::rename(partial, manifest, ec);
+    if (ec) throw strata::Error("cannot rename " + partial + " to " + manifest + ": " + ec.message());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -41,7 +60,7 @@ int main(int argc, char** argv) {
     cli.set_version_flag("--version", std::string(strata::app::version) + " (git " + strata::app::gitHash + ")");
     cli.require_subcommand(1);
 
-    std::string configPath, outputDir, fileA, fileB, restartFrom;
+    std::string configPath, outputDir, fileA, fileB, restartFrom, manifest;
     std::vector<std::string> overrides;
     strata::app::CompareOptions compare;
 
@@ -52,6 +71,9 @@ int main(int argc, char** argv) {
     run->add_option("--restart", restartFrom,
                     "Continue from a restart file: the run ends where the uninterrupted run would, its history is "
                     "continued");
+    run->add_option("--manifest", manifest,
+                    "After a successful run, write the paths of the files it wrote to FILE, one 'history PATH' and "
+                    "one 'restart PATH' line (for scripts)");
 
     auto* validate = cli.add_subcommand("validate", "Check a configuration without running it");
     validate->add_option("config", configPath, "YAML configuration file")->required();
@@ -105,8 +127,14 @@ int main(int argc, char** argv) {
             options.outputDir = outputDir;
             options.history = history;
             options.restartFrom = restartFrom;
+            if (!manifest.empty()) {
+                auto const folder = std::filesystem::absolute(manifest).parent_path();
+                if (!std::filesystem::is_directory(folder) || std::filesystem::is_directory(manifest))
+                    throw strata::app::ConfigError("'" + manifest + "' cannot be written", "--manifest",
+                                                   "a file path in an existing folder");
+            }
             auto const summary = strata::app::runCase(config, comm, options, std::cout);
-            (void)summary;
+            if (!manifest.empty() && comm.isRoot()) writeManifest(manifest, summary);
             return 0;
         } catch (strata::app::ConfigError const& e) {
             if (comm.isRoot()) std::cerr << "strata: configuration error: " << e.what() << "\n";

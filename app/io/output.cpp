@@ -179,7 +179,8 @@ struct OutputFile::Impl {
     // Rank 0 only.
     std::unique_ptr<NcFile> file;
     NcVar timeVar, timeBounds;
-    double previousTime = 0; // the start of the interval the next record closes
+    double previousTime = 0;    // the start of the interval the next record closes
+    bool emptyInterval = false; // the record being written closes no time (the first one): its means are missing
     std::vector<NcVar> dataVars, seriesVars;
     std::size_t records = 0;
     std::vector<double> received, cfOrder; // one rank's share of one variable, at most
@@ -191,6 +192,12 @@ struct OutputFile::Impl {
             file.reset();
         } catch (...) {
         }
+    }
+
+    // A mean over the record's interval ("time: mean"): undefined for an empty interval, so written as _FillValue
+    // there. A 0 would be averaged in by `cdo timmean` or xarray's mean("time") as if it were a measured mean.
+    bool isIntervalMean(std::size_t v) const {
+        return spec.variables[v].cellMethods.find("time: mean") != std::string::npos;
     }
 
     std::size_t levelsOf(std::size_t v) const {
@@ -520,9 +527,12 @@ void OutputFile::Impl::writeColumns(std::size_t v, uint64_t first, std::span<dou
         std::span<double const> const block = values.subspan((c - first) * levels, n * levels);
         // Column after column (level-contiguous) to level after level (column-contiguous).
         cfOrder.resize(levels * n);
-        for (std::size_t j = 0; j < n; ++j)
-            for (std::size_t k = 0; k < levels; ++k)
-                cfOrder[k * n + j] = block[j * levels + k];
+        if (emptyInterval && isIntervalMean(v))
+            std::fill(cfOrder.begin(), cfOrder.end(), spec.doublePrecision ? NC_FILL_DOUBLE : NC_FILL_FLOAT);
+        else
+            for (std::size_t j = 0; j < n; ++j)
+                for (std::size_t k = 0; k < levels; ++k)
+                    cfOrder[k * n + j] = block[j * levels + k];
         std::vector<std::size_t> start{records, 0}, count{1, levels};
         if (h.latlon) {
             start.insert(start.end(), {row, offset});
@@ -598,6 +608,7 @@ void OutputFile::write(double time, std::vector<std::span<double const>> const& 
     }
     throwIfAnyRankFailed(m.comm, problem, m.spec.path);
 
+    m.emptyInterval = m.records == 0 || time <= m.previousTime;
     for (std::size_t v = 0; v < data.size(); ++v)
         m.streamAndWrite(v, data[v], problem);
     if (m.rank == 0 && problem.empty()) {

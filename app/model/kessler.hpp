@@ -120,6 +120,12 @@ public:
         return {24.0 + 64.0 + 24.0, 16.0, 4.0, 0.0, "one sedimentation sub-step + the microphysics kernel"};
     }
 
+    std::string outputLongName(std::string const& name) const override {
+        return name == "precipitation_flux" ? "rain reaching the ground (Kessler warm rain), mean since the previous "
+                                              "output"
+                                            : "";
+    }
+
     bool outputSurface(std::string const& name, std::vector<double>& out) override {
         if (name != "precipitation_flux") return false;
         m_rain.takeMean(out);

@@ -54,7 +54,7 @@ void computeReferenceState(State& s, InitialConfig const& init, std::vector<doub
 
 struct GlobalDiagnostics {
     double meanT = 0;                              // K, mass- and area-weighted
-    std::array<double, budgetCount> content{};     // heat J m-2, water kg m-2, tracer m-2 kg: area-weighted means
+    std::array<double, budgetCount> content{};     // heat J m-2, water kg m-2, tracer kg m-2: area-weighted means
     std::array<double, budgetCount> residual{};    // largest column budget residual since the previous call
     std::array<double, budgetCount> runResidual{}; // largest column budget residual since t = 0
     double analyticError = 0;                      // heat-equation case: max |T - exact| (K); NaN for other cases
@@ -404,6 +404,13 @@ public:
         for (std::size_t c = 0; c < perColumn.size(); ++c)
             weighted[c] = perColumn[c] * m_areaWeights[c];
         return m_comm.sum(weighted) / m_comm.sum(area);
+    }
+
+    // The long_name of an output variable in this case, from the process that makes it (empty: none says).
+    std::string outputLongName(std::string const& name) const {
+        for (auto const& p : m_processes)
+            if (std::string text = p->outputLongName(name); !text.empty()) return text;
+        return {};
     }
 
     // A variable of the local columns for output, level-contiguous per column without padding.

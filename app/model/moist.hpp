@@ -65,6 +65,11 @@ public:
         return {32.0 + 8.0 + 16.0, 16.0, 1.0, 0.0, "T, q in and out; p, rho0, exner0 in; exp per cell (q_sat)"};
     }
 
+    std::string outputLongName(std::string const& name) const override {
+        return name == "precipitation_flux" ? "precipitation (large-scale condensation), mean since the previous output"
+                                            : "";
+    }
+
     bool outputSurface(std::string const& name, std::vector<double>& out) override {
         if (name != "precipitation_flux") return false;
         m_precipitation.takeMean(out);

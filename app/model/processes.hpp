@@ -116,6 +116,9 @@ public:
     virtual bool outputFace(Backend const&, std::string const&, FaceField&) { return false; }
     // Surface fields, one value per column (precipitation, surface fluxes: means since the previous call).
     virtual bool outputSurface(std::string const&, std::vector<double>&) { return false; }
+    // What an output variable this process makes is in this case, for the file's long_name ("rain reaching the
+    // ground (Kessler warm rain)"); empty: the catalogue's generic long_name.
+    virtual std::string outputLongName(std::string const& /*name*/) const { return {}; }
     // State the process carries from step to step (running means), for restart files; most carry none.
     virtual void restartEntries(std::vector<RestartEntry>&) {}
     // Its share of the step's cost model (StepCost); a process that states none counts as free.
@@ -567,6 +570,16 @@ public:
                     ? "3 stages x (5 variables x 24 B + rho0, exner0, rho0 w, its divergence) + w 4 times, a "
                       "sin per face"
                     : "3 stages x (5 variables x 24 B + rho0, exner0, rho0 w, its divergence); w steady, set once"};
+    }
+
+    std::string outputLongName(std::string const& name) const override {
+        if (name != "w") return {};
+        std::string const when = m_cfg.duration > 0 ? ", varying in time" : "";
+        if (m_cfg.profile == AdvectionProfile::UniformMassFlux)
+            return std::string(m_cfg.wMax > 0 ? "prescribed updraft" : "prescribed downdraft") +
+                   " velocity (rho0 w uniform in height" + when + ")";
+        return std::string(m_cfg.wMax < 0 ? "prescribed subsidence velocity" : "prescribed ascent velocity") +
+               " (sine profile" + when + ")";
     }
 
     bool outputFace(Backend const& backend, std::string const& name, FaceField& out) override {

@@ -45,7 +45,8 @@ int stopSignalReceived();
 struct RunSummary {
     uint64_t steps = 0;
     double wallSeconds = 0;
-    std::string outputPath;
+    std::string outputPath;  // the history file the run wrote
+    std::string restartPath; // the restart file written at the end of the run
     std::string backend;
     // Budgets (app/model/budgets.hpp), indexed heat, water, tracer: the largest column residual of any output interval,
     // and over the whole run (from t = 0 to the end).

@@ -41,15 +41,18 @@ inline constexpr VariableInfo variableTable[] = {
     {"u", "m s-1", "eastward wind", "eastward_wind", false},
     {"v", "m s-1", "northward wind", "northward_wind", false},
     {"q", "kg kg-1", "specific humidity", "specific_humidity", false},
-    {"qc", "kg kg-1", "cloud liquid water mixing ratio", "mass_fraction_of_cloud_liquid_water_in_air", false},
-    {"qr", "kg kg-1", "rain water mixing ratio", "", false},
+    // q, qc and qr are mass fractions (kg per kg of moist air): the water budget sums rho0 (q + qc + qr).
+    {"qc", "kg kg-1", "cloud liquid water mass fraction", "mass_fraction_of_cloud_liquid_water_in_air", false},
+    {"qr", "kg kg-1", "rain water mass fraction", "mass_fraction_of_rain_in_air", false},
     {"tracer", "1", "passive tracer mixing ratio", "", false},
     {"p", "Pa", "air pressure at cell centers", "air_pressure", false},
     {"p_face", "Pa", "air pressure at cell faces", "air_pressure", true},
-    {"K", "m2 s-1", "eddy diffusivity", "", true},
-    {"w", "m s-1", "prescribed subsidence velocity", "upward_air_velocity", true},
-    {"precipitation_flux", "kg m-2 s-1", "precipitation (large-scale condensation), mean since the previous output",
-     "precipitation_flux", false, true, "time: mean"},
+    // One K mixes heat, moisture, the tracer and momentum alike; CF names it by heat.
+    {"K", "m2 s-1", "eddy diffusivity of heat, moisture, tracer and momentum", "atmosphere_heat_diffusivity", true},
+    // The processes that make w and the precipitation say what they are in a case (Process::outputLongName).
+    {"w", "m s-1", "prescribed vertical velocity", "upward_air_velocity", true},
+    {"precipitation_flux", "kg m-2 s-1", "precipitation, mean since the previous output", "precipitation_flux", false,
+     true, "time: mean"},
     {"surface_upward_sensible_heat_flux", "W m-2", "sensible heat flux from the sea, mean since the previous output",
      "surface_upward_sensible_heat_flux", false, true, "time: mean"},
     {"surface_upward_latent_heat_flux", "W m-2", "latent heat flux from the sea, mean since the previous output",
@@ -192,14 +195,16 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     spec.ilev = model.state().grid->faces();
     for (auto const& name : cfg.output.variables) {
         auto const& v = detail::variableInfo(name);
-        spec.variables.push_back({v.name, v.units, v.longName, v.standardName, v.onFaces, v.surface, v.cellMethods});
+        std::string const caseLongName = model.outputLongName(name);
+        spec.variables.push_back({v.name, v.units, caseLongName.empty() ? v.longName : caseLongName, v.standardName,
+                                  v.onFaces, v.surface, v.cellMethods});
     }
     // cell_methods say what each series is: global means at an instant, or maxima over the columns and the interval.
     spec.series = {
         {"T_global_mean", "K", "global mean air temperature (mass and area weighted)", "area: mean time: point"},
         {"heat_content", "J m-2", "column heat content cp * sum(rho0 theta dz), global mean", "area: mean time: point"},
         {"water_content", "kg m-2", "column water content sum(rho0 q dz), global mean", "area: mean time: point"},
-        {"tracer_content", "m-2 kg", "column tracer content sum(rho0 tracer dz), global mean",
+        {"tracer_content", "kg m-2", "column tracer content sum(rho0 tracer dz), global mean",
          "area: mean time: point"}};
     for (char const* b : budgetNames)
         spec.series.push_back({std::string(b) + "_budget_residual", "1",
@@ -228,6 +233,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     RunSummary summary;
     summary.backend = backendName;
     summary.outputPath = spec.path;
+    summary.restartPath = restartFile;
     uint64_t const total = cfg.totalSteps();
     uint64_t const every = cfg.outputEvery();
     uint64_t const progressEvery = std::max<uint64_t>(1, total / 10);
@@ -403,7 +409,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         for (std::size_t i = 0; i < runSurfaceMean.size(); ++i) {
             auto const& info = detail::variableInfo(cfg.output.variables[i]);
             if (!info.surface || model.time() <= 0) continue;
-            std::snprintf(line, sizeof line, "over the whole run, global mean %s = %.6g %s%s\n", info.name,
+            std::snprintf(line, sizeof line, "over the whole run, global mean %s = %.7g %s%s\n", info.name,
                           runSurfaceMean[i] / model.time(), info.units,
                           std::string(info.units) == "kg m-2 s-1"
                               ? (" (" + std::to_string(runSurfaceMean[i] / model.time() * 86400.0) + " mm/day)").c_str()

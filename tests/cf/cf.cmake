@@ -8,3 +8,9 @@ foreach(file IN LISTS strata_cf_cases)
                                    ${CMAKE_BINARY_DIR}/regression/np1/${case}.nc)
   set_tests_properties(cf_${case} PROPERTIES FIXTURES_REQUIRED regression_${case} LABELS cf)
 endforeach()
+
+# Interval means that xarray and cdo average to the whole-run mean the run prints, and labels that say what each
+# variable is in the case that wrote it (tests/cf/output_meaning.py; it also proves its interval checks can fail).
+add_test(NAME cf_output_meaning COMMAND ${STRATA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/cf/output_meaning.py
+                                        $<TARGET_FILE:strata> ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/cf_output_meaning)
+set_tests_properties(cf_output_meaning PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}" LABELS cf)
