@@ -6,10 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -444,6 +447,162 @@ TEST_CASE("docs/config.md documents every key", "[config][docs]") {
         INFO(key);
         CHECK_THAT(text.str(), Contains("`" + key + "`"));
     }
+}
+
+namespace {
+
+// Every path a document may name: the keys, the sections (`grid.vertical`) and the processes (`processes.kessler`,
+// which has no settings).
+struct PathLister {
+    std::string prefix;
+    std::set<std::string>& paths;
+    std::string path(std::string const& key) const { return prefix.empty() ? key : prefix + "." + key; }
+    template <class T, class R>
+    void field(std::string const& key, T&, R const&) {
+        paths.insert(path(key));
+    }
+    template <class F>
+    void section(std::string const& key, F&& describeChild) {
+        paths.insert(path(key));
+        PathLister child{path(key), paths};
+        describeChild(child);
+    }
+    template <class F>
+    void processList(std::string const& key, std::vector<std::string>&, F&& describeEach) {
+        paths.insert(path(key));
+        Processes each{path(key), paths};
+        describeEach(each);
+    }
+    struct Processes {
+        std::string prefix;
+        std::set<std::string>& paths;
+        template <class F>
+        void process(std::string const& name, bool&, F&& describeSettings) {
+            PathLister settings{prefix + "." + name, paths};
+            paths.insert(settings.prefix);
+            describeSettings(settings);
+        }
+    };
+};
+
+std::set<std::string> schemaPaths() {
+    std::set<std::string> paths;
+    Config c;
+    PathLister lister{"", paths};
+    strata::app::detail::describe(lister, c);
+    return paths;
+}
+
+std::string readFile(std::filesystem::path const& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// The configuration keys a Markdown text names that are not in `paths`, as "NAME:LINE: `key` ...". A text names a
+// key with a code span that is the dotted key itself (`output.path`, `time.days=4`, `output.variables[1]`), and
+// with the argument of `--set` (in prose, spans or code blocks). A span that only contains a dotted name is a
+// message or C++ (`grid.vertical.levles: unknown key`, `backend.memSpace`), and `grid.cpp` is a file: not keys.
+// Only names starting with a section of the schema are keys (`--set key.path=value` is a placeholder). C++ blocks
+// are C++.
+std::vector<std::string> unknownKeys(std::string const& name, std::string const& text,
+                                     std::set<std::string> const& paths) {
+    std::set<std::string> sections;
+    for (auto const& path : paths)
+        if (path.find('.') != std::string::npos) sections.insert(path.substr(0, path.find('.')));
+    std::vector<std::pair<std::size_t, std::string>> unknown; // by line
+    auto const check = [&](std::string const& key, std::size_t line) {
+        if (sections.count(key.substr(0, key.find('.'))) && !paths.count(key))
+            unknown.emplace_back(line,
+                                 name + ":" + std::to_string(line) + ": `" + key + "` is not a configuration key");
+    };
+    std::regex const spanKey(R"(^([A-Za-z_]\w*(\.[A-Za-z_]\w*)+)(\[\d+\])?(=\S*)?$)");
+    std::regex const file(R"(\.(cpp|hpp|cu|h|md|nc|yaml|py|sh|txt|png|json|cmake)$)");
+    std::regex const set(R"(--set[ \t\n]+([A-Za-z_][\w.]*))");
+    std::regex const span("`([^`]+)`");
+    std::istringstream lines(text);
+    std::string line, chunk; // a paragraph or a code block: spans and --set may run over its lines
+    std::size_t number = 0, chunkStart = 1;
+    bool inBlock = false, cppBlock = false;
+    auto const endChunk = [&] {
+        auto const lineAt = [&](std::ptrdiff_t at) {
+            return chunkStart + std::count(chunk.begin(), chunk.begin() + at, '\n');
+        };
+        for (std::sregex_iterator m(chunk.begin(), chunk.end(), set), end; m != end && !cppBlock; ++m)
+            check((*m)[1], lineAt(m->position(1)));
+        for (std::sregex_iterator m(chunk.begin(), chunk.end(), span), end; m != end && !inBlock; ++m) {
+            std::string const content = (*m)[1];
+            std::smatch key;
+            if (std::regex_match(content, key, spanKey) && !std::regex_search(key[1].str(), file))
+                check(key[1], lineAt(m->position()));
+        }
+        chunk.clear();
+    };
+    while (std::getline(lines, line)) {
+        ++number;
+        if (line.find("```") != std::string::npos && line.find_first_not_of(' ') == line.find("```")) {
+            endChunk();
+            cppBlock = !inBlock && line.find("```cpp") != std::string::npos;
+            inBlock = !inBlock;
+        } else if (!inBlock && line.find_first_not_of(" \t") == std::string::npos) {
+            endChunk();
+        } else {
+            if (chunk.empty()) chunkStart = number;
+            chunk += line + "\n";
+        }
+    }
+    endChunk();
+    std::stable_sort(unknown.begin(), unknown.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+    std::vector<std::string> messages;
+    for (auto const& entry : unknown)
+        messages.push_back(entry.second);
+    return messages;
+}
+
+} // namespace
+
+TEST_CASE("README.md and docs/*.md name only keys of the schema", "[config][docs]") {
+    auto const paths = schemaPaths();
+    CHECK(paths.count("processes.kessler"));
+    std::vector<std::filesystem::path> docs{sourceDir / "README.md"};
+    for (auto const& entry : std::filesystem::directory_iterator(sourceDir / "docs"))
+        if (entry.path().extension() == ".md") docs.push_back(entry.path());
+    CHECK(docs.size() > 5);
+    for (auto const& doc : docs) {
+        std::string const name = std::filesystem::relative(doc, sourceDir).string();
+        for (auto const& problem : unknownKeys(name, readFile(doc), paths))
+            FAIL_CHECK(problem);
+    }
+}
+
+TEST_CASE("the docs key check reports keys broken on purpose, and only those", "[config][docs]") {
+    auto const paths = schemaPaths();
+    std::string const text = "Set `time.days` or `time.dayz`, `output.variables[1]`, `grid.vertical`.\n"
+                             "`grid.vertical.levles: unknown key` is a message, `grid.cpp` a file,\n"
+                             "`core::Buffer<T>(n, backend.memSpace)` C++, `--set key.path=value` a placeholder.\n"
+                             "A span may run over lines: `strata run x.yaml --set time.days=2 --set\n"
+                             "processes.held_suarez.kz=1`.\n"
+                             "```cpp\n"
+                             "c.output.pathz = 1; // --set time.x=1\n"
+                             "```\n"
+                             "```\n"
+                             "strata run x.yaml --set restart.intervall=5 --set processes.kessler.a=1\n"
+                             "```\n";
+    CHECK(unknownKeys("x.md", text, paths) ==
+          std::vector<std::string>{"x.md:1: `time.dayz` is not a configuration key",
+                                   "x.md:5: `processes.held_suarez.kz` is not a configuration key",
+                                   "x.md:10: `restart.intervall` is not a configuration key",
+                                   "x.md:10: `processes.kessler.a` is not a configuration key"});
+    // The real docs/config.md with one key renamed.
+    std::string config = readFile(sourceDir / "docs" / "config.md");
+    REQUIRE(unknownKeys("docs/config.md", config, paths).empty());
+    std::size_t const at = config.find("`time.days`");
+    REQUIRE(at != std::string::npos);
+    config.replace(at, 11, "`time.dayz`");
+    std::string const line = std::to_string(1 + std::count(config.begin(), config.begin() + at, '\n'));
+    CHECK(unknownKeys("docs/config.md", config, paths) ==
+          std::vector<std::string>{"docs/config.md:" + line + ": `time.dayz` is not a configuration key"});
 }
 
 // ---- strict parsing ----------------------------------------------------------------------------------------------
