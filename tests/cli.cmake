@@ -32,6 +32,12 @@ strata_cli_test(override_out_of_range 2 ARGS validate ${PROJECT_SOURCE_DIR}/conf
 strata_cli_test(unknown_subcommand 2 ARGS frobnicate)
 strata_cli_test(compare_missing_file 2 ARGS compare ${STRATA_CLI_DIR}/nope_a.nc ${STRATA_CLI_DIR}/nope_b.nc
                 EXPECT "nope_a.nc")
+strata_cli_test(compare_bad_tolerance 2 ARGS compare ${PROJECT_SOURCE_DIR}/data/reference/default.nc
+                ${PROJECT_SOURCE_DIR}/data/reference/default.nc --rtol T=ten EXPECT "--rtol T" "'ten'" "number >= 0")
+strata_cli_test(compare_misspelt_variable 2 ARGS compare ${PROJECT_SOURCE_DIR}/data/reference/default.nc
+                ${PROJECT_SOURCE_DIR}/data/reference/default.nc --atol Tt=1 EXPECT "'Tt', which neither file has")
+strata_cli_test(manifest_in_missing_folder 2 ARGS run ${PROJECT_SOURCE_DIR}/configs/default.yaml --manifest
+                ${STRATA_CLI_DIR}/no_such_folder/manifest EXPECT "--manifest" "an existing folder")
 strata_cli_test(valid_config 0 ARGS validate ${PROJECT_SOURCE_DIR}/configs/default.yaml EXPECT "is valid")
 # The stability check stops before stepping, names the limit and where it is exceeded, and creates no output.
 strata_cli_test(unstable_explicit_diffusion 2 ARGS run ${STRATA_CLI_DIR}/unstable.yaml

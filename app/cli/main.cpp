@@ -2,7 +2,8 @@
 //   strata run CONFIG [--set key.path=value]... [--output DIR] [--restart FILE] [--manifest FILE]
 //                                                                run a case (under mpirun for several ranks)
 //   strata validate CONFIG [--set ...]                           check a configuration, run nothing
-//   strata compare A.nc B.nc [--rtol R] [--atol A] [--bfb]       compare two outputs (0 same, 1 different, 2 error)
+//   strata compare A.nc B.nc [--rtol [VAR=]R]... [--atol [VAR=]A]... [--tolerances FILE] [--common-times] [--bfb]
+//                                                                compare two outputs (0 same, 1 different, 2 error)
 //   strata info                                                  the build: version, backends, devices, MPI
 // Usage and configuration errors exit with 2 before any output is created; other failures with 1.
 #include "app/config.hpp"
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
     cli.require_subcommand(1);
 
     std::string configPath, outputDir, fileA, fileB, restartFrom, manifest;
-    std::vector<std::string> overrides;
+    std::vector<std::string> overrides, rtols, atols;
+    std::string tolerances;
     strata::app::CompareOptions compare;
 
     auto* run = cli.add_subcommand("run", "Run a case: strata run CONFIG [--set key.path=value]... [--output DIR]");
@@ -83,9 +85,15 @@ int main(int argc, char** argv) {
                                               "tolerance, 1: different, 2: unreadable or usage error)");
     cmp->add_option("a", fileA, "First file")->required();
     cmp->add_option("b", fileB, "Second file (the reference)")->required();
-    cmp->add_option("--rtol", compare.rtol, "Relative tolerance: |a - b| <= atol + rtol |b|")
-        ->check(CLI::NonNegativeNumber);
-    cmp->add_option("--atol", compare.atol, "Absolute tolerance")->check(CLI::NonNegativeNumber);
+    cmp->add_option("--rtol", rtols,
+                    "Relative tolerance, |a - b| <= atol + rtol |b|: R for every variable, or VAR=R for one "
+                    "(repeatable)");
+    cmp->add_option("--atol", atols, "Absolute tolerance: A for every variable, or VAR=A for one (repeatable)");
+    cmp->add_option("--tolerances", tolerances,
+                    "YAML file of tolerances: rtol, atol, variables: {VAR: {rtol: R, atol: A}} (--rtol and --atol "
+                    "override it)");
+    cmp->add_flag("--common-times", compare.commonTimes,
+                  "Compare the records of the times both files hold (histories of different lengths)");
     cmp->add_flag("--bfb", compare.bfb, "Require identical bits");
 
     auto* info = cli.add_subcommand("info", "Print the version, git hash, backends compiled in, devices seen and the "
@@ -97,7 +105,19 @@ int main(int argc, char** argv) {
         return code == 0 ? 0 : 2;
     }
 
-    if (cmp->parsed()) return strata::app::compareFiles(fileA, fileB, compare, std::cout);
+    if (cmp->parsed()) {
+        try {
+            if (!tolerances.empty()) strata::app::readToleranceFile(compare, tolerances);
+            for (auto const& r : rtols)
+                strata::app::addToleranceArgument(compare, "rtol", r);
+            for (auto const& a : atols)
+                strata::app::addToleranceArgument(compare, "atol", a);
+        } catch (strata::Error const& e) {
+            std::cerr << "strata compare: " << e.what() << "\n";
+            return 2;
+        }
+        return strata::app::compareFiles(fileA, fileB, compare, std::cout);
+    }
 
     int const code = [&] {
         strata::core::Context comm(&argc, &argv);

@@ -2,6 +2,9 @@
 #include "app/io/output.hpp"
 
 #include "app/io/detail/netcdf_support.hpp"
+#include "core/error.hpp"
+
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <bit>
@@ -151,9 +154,14 @@ std::string describe(std::vector<Dimension> const& dims) {
     return out + ")";
 }
 
+// Pairs of record indices (in A, in B) whose times are equal: what --common-times compares.
+using RecordPairs = std::vector<std::pair<std::size_t, std::size_t>>;
+
 class Comparator {
 public:
-    Comparator(OpenFile& a, OpenFile& b, CompareOptions const& options) : m_a(a), m_b(b), m_options(options) {}
+    Comparator(OpenFile& a, OpenFile& b, CompareOptions const& options, std::string recordDim,
+               std::optional<RecordPairs> records)
+        : m_a(a), m_b(b), m_options(options), m_recordDim(std::move(recordDim)), m_records(std::move(records)) {}
 
     Result compare(std::string const& name) {
         Result r;
@@ -161,9 +169,16 @@ public:
         std::optional<NcVar> const va = m_a.find(name), vb = m_b.find(name);
         r.coordinate = isCoordinate(va ? m_a : m_b, name);
         if (!va || !vb) return fail(r, va ? "ONLY IN A" : "ONLY IN B");
+        auto const it = m_options.perVariable.find(name);
+        Tolerance const own = it == m_options.perVariable.end() ? Tolerance{} : it->second;
+        m_rtol = own.rtol.value_or(m_options.rtol);
+        m_atol = own.atol.value_or(m_options.atol);
         std::vector<Dimension> const dims = dimensionsOf(*va);
-        if (dims != dimensionsOf(*vb)) {
+        if (!sameShape(dims, dimensionsOf(*vb))) {
             r.note = "A " + describe(dims) + " vs B " + describe(dimensionsOf(*vb));
+            if (!m_options.commonTimes && !dims.empty() && dims[0].name == m_recordDim &&
+                dimensionsOf(*vb)[0].name == m_recordDim)
+                r.note += " (--common-times compares the records of the times both hold)";
             return fail(r, "DIMS DIFFER");
         }
         NcType const ta = va->getType(), tb = vb->getType();
@@ -186,6 +201,16 @@ public:
     }
 
 private:
+    bool byRecordPairs(std::vector<Dimension> const& dims) const {
+        return m_records && !dims.empty() && dims[0].name == m_recordDim;
+    }
+
+    // The same dimensions, but for the record count when the records are compared at common times.
+    bool sameShape(std::vector<Dimension> const& a, std::vector<Dimension> const& b) const {
+        if (!byRecordPairs(a) || a.size() != b.size() || b[0].name != m_recordDim) return a == b;
+        return std::equal(a.begin() + 1, a.end(), b.begin() + 1);
+    }
+
     static Result fail(Result& r, std::string status) {
         r.status = std::move(status);
         r.failed = true;
@@ -210,20 +235,25 @@ private:
             (d == 0 ? slabs : slabSize) *= dims[d].size;
         if (dims.empty()) slabSize = 1;
         bool const sameType = va.getType() == vb.getType();
+        RecordPairs pairs;
+        if (byRecordPairs(dims))
+            pairs = *m_records;
+        else
+            for (std::size_t s = 0; s < slabs; ++s)
+                pairs.emplace_back(s, s);
+        std::vector<std::size_t> startA(dims.size(), 0), startB(dims.size(), 0), count;
+        for (std::size_t d = 0; d < dims.size(); ++d)
+            count.push_back(d == 0 ? 1 : dims[d].size);
         Slab a, b;
-        for (std::size_t s = 0; s < slabs; ++s) {
-            std::vector<std::size_t> start, count;
-            for (std::size_t d = 0; d < dims.size(); ++d) {
-                start.push_back(d == 0 ? s : 0);
-                count.push_back(d == 0 ? 1 : dims[d].size);
-            }
-            readSlab(va, start, count, slabSize, a);
-            readSlab(vb, start, count, slabSize, b);
+        for (auto const& [sa, sb] : pairs) {
+            if (!dims.empty()) startA[0] = sa, startB[0] = sb;
+            readSlab(va, startA, count, slabSize, a);
+            readSlab(vb, startB, count, slabSize, b);
             for (std::size_t i = 0; i < slabSize; ++i) {
                 double const x = a.values[i], y = b.values[i];
                 bool const sameBits =
                     sameType ? a.bits[i] == b.bits[i] : std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
-                compareValue(x, y, sameBits, s * slabSize + i, r);
+                compareValue(x, y, sameBits, sa * slabSize + i, r); // located in A
             }
         }
     }
@@ -238,8 +268,7 @@ private:
             rel = std::isinf(diff) ? inf : diff / std::max(std::fabs(x), std::fabs(y));
         }
         bool const fails =
-            m_options.bfb ? !sameBits
-                          : diff != 0.0 && (std::isinf(diff) || diff > m_options.atol + m_options.rtol * std::fabs(y));
+            m_options.bfb ? !sameBits : diff != 0.0 && (std::isinf(diff) || diff > m_atol + m_rtol * std::fabs(y));
         if (fails) ++r.nFailing;
         r.abs.offer(diff, at);
         r.rel.offer(rel, at);
@@ -288,6 +317,9 @@ private:
     OpenFile& m_a;
     OpenFile& m_b;
     CompareOptions m_options;
+    std::string m_recordDim;              // the unlimited dimension of A ("" when it has none)
+    std::optional<RecordPairs> m_records; // with --common-times
+    double m_rtol = 0.0, m_atol = 0.0;    // the tolerance of the variable being compared
 };
 
 // Opens a file and lists its variables in definition order; on failure reports and returns false.
@@ -319,16 +351,15 @@ std::string summary(char label, OpenFile const& f) {
     return out + ")";
 }
 
+// One row per variable; where its largest differences are goes on an indented line below it, so that rows stay
+// within 100 columns (the widest name Strata writes, surface_upward_sensible_heat_flux, fits).
 void printTable(std::vector<Result> const& results, std::ostream& report) {
-    std::vector<std::string> const header{"variable",     "status", "max abs diff", "where",
-                                          "max rel diff", "where",  "n differing",  "n failing"};
+    std::vector<std::string> const header{"variable", "status", "max abs diff", "max rel diff", "differing", "failing"};
     auto cells = [](Result const& r) {
         return std::vector<std::string>{r.name,
                                         r.status,
                                         number(r.abs.value),
-                                        r.whereAbs,
                                         number(r.rel.value),
-                                        r.whereRel,
                                         std::to_string(r.nDiffering),
                                         std::to_string(r.nFailing)};
     };
@@ -355,13 +386,76 @@ void printTable(std::vector<Result> const& results, std::ostream& report) {
         for (Result const& r : results) {
             if (r.coordinate != coordinates) continue;
             if (!r.valuesCompared) {
-                report << padded(r.name, 0) << r.status << (r.note.empty() ? "" : ": " + r.note) << "\n";
+                report << padded(r.name, 0) << r.status << "\n";
+                if (!r.note.empty()) report << "    " << r.note << "\n";
                 continue;
             }
             print(cells(r));
-            if (!r.note.empty()) report << "    note: " << r.name << ": " << r.note << "\n";
+            if (r.whereAbs == r.whereRel && r.whereAbs != "-")
+                report << "    largest differences at " << r.whereAbs << "\n";
+            else if (r.whereAbs != "-")
+                report << "    largest abs diff at " << r.whereAbs << "\n    largest rel diff at " << r.whereRel
+                       << "\n";
+            if (!r.note.empty()) report << "    note: " << r.note << "\n";
         }
     }
+}
+
+double toleranceValue(std::string const& text, std::string const& where) {
+    std::size_t used = 0;
+    double value = 0.0;
+    try {
+        value = std::stod(text, &used);
+    } catch (std::exception const&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(value) || value < 0)
+        throw Error("'" + text + "' is not a tolerance", where, "a finite number >= 0, e.g. 1e-12");
+    return value;
+}
+
+void setTolerance(CompareOptions& options, std::string const& which, std::string const& variable, double value) {
+    if (variable.empty()) {
+        (which == "rtol" ? options.rtol : options.atol) = value;
+        return;
+    }
+    Tolerance& t = options.perVariable[variable];
+    (which == "rtol" ? t.rtol : t.atol) = value;
+}
+
+// Per-variable tolerances must name variables of the files: a misspelt name would otherwise leave its variable at
+// the default tolerance without a word.
+std::optional<std::string> unknownVariable(CompareOptions const& options, OpenFile const& a, OpenFile const& b) {
+    for (auto const& [name, tolerance] : options.perVariable)
+        if (!a.find(name) && !b.find(name)) return name;
+    return std::nullopt;
+}
+
+// The records of the times both files hold, matched by value (each file's times increase).
+std::optional<RecordPairs> commonRecords(OpenFile const& a, OpenFile const& b) {
+    auto times = [](OpenFile const& f) {
+        std::vector<double> t;
+        if (auto const v = f.find("time"); v && v->getDimCount() == 1) {
+            t.resize(v->getDims()[0].getSize());
+            if (!t.empty()) v->getVar(t.data());
+        }
+        return t;
+    };
+    std::vector<double> const ta = times(a), tb = times(b);
+    RecordPairs pairs;
+    for (std::size_t i = 0, j = 0; i < ta.size() && j < tb.size();) {
+        if (ta[i] == tb[j])
+            pairs.emplace_back(i++, j++);
+        else
+            ta[i] < tb[j] ? ++i : ++j;
+    }
+    return pairs;
+}
+
+std::string recordDimension(OpenFile const& f) {
+    for (auto const& [name, dim] : f.file.getDims())
+        if (dim.isUnlimited()) return name;
+    return {};
 }
 
 } // namespace
@@ -371,11 +465,30 @@ int compareFiles(std::string const& a, std::string const& b, CompareOptions cons
     if (!open(a, fa, report) || !open(b, fb, report)) return 2;
     try {
         report << summary('A', fa) << "\n" << summary('B', fb) << "\n";
-        if (options.bfb)
+        if (auto const name = unknownVariable(options, fa, fb)) {
+            report << "compare: a tolerance names the variable '" << *name << "', which neither file has\n";
+            return 2;
+        }
+        if (options.bfb) {
             report << "criterion: bit for bit (a NaN equals a NaN with the same bits)\n";
-        else
-            report << "criterion: |a - b| <= atol + rtol * |b| (b from B; NaN equals NaN) with atol = "
-                   << shortNumber(options.atol) << ", rtol = " << shortNumber(options.rtol) << "\n";
+        } else {
+            report << "criterion: |a - b| <= atol + rtol * |b| (b from B; NaN equals NaN)\n"
+                   << "  every variable: rtol = " << shortNumber(options.rtol)
+                   << ", atol = " << shortNumber(options.atol) << "\n";
+            for (auto const& [name, t] : options.perVariable)
+                report << "  " << name << ": rtol = " << shortNumber(t.rtol.value_or(options.rtol))
+                       << ", atol = " << shortNumber(t.atol.value_or(options.atol)) << "\n";
+        }
+        std::string const recordDim = recordDimension(fa);
+        std::optional<RecordPairs> records;
+        if (options.commonTimes) {
+            records = commonRecords(fa, fb);
+            report << "records: " << records->size() << " common times (--common-times)\n";
+            if (records->empty()) {
+                report << "compare: the files hold no common time\n";
+                return 1;
+            }
+        }
         if (globalTextAttribute(fa.file, "strata_config") != globalTextAttribute(fb.file, "strata_config"))
             report << "note: the global attribute strata_config differs (not compared)\n";
 
@@ -385,7 +498,7 @@ int compareFiles(std::string const& a, std::string const& b, CompareOptions cons
             for (NcVar const& v : f->variables)
                 if (seen.insert(v.getName()).second) names.push_back(v.getName());
 
-        Comparator comparator(fa, fb, options);
+        Comparator comparator(fa, fb, options, recordDim, records);
         std::vector<Result> results;
         for (std::string const& name : names)
             results.push_back(comparator.compare(name));
@@ -398,6 +511,56 @@ int compareFiles(std::string const& a, std::string const& b, CompareOptions cons
     } catch (netCDF::exceptions::NcException const& e) {
         report << "compare: cannot read " << a << " or " << b << ": " << detail::netcdfMessage(e) << "\n";
         return 2;
+    }
+}
+
+void addToleranceArgument(CompareOptions& options, std::string const& which, std::string const& value) {
+    std::string const where = "--" + which;
+    auto const eq = value.find('=');
+    if (eq == std::string::npos) {
+        setTolerance(options, which, "", toleranceValue(value, where));
+        return;
+    }
+    std::string const variable = value.substr(0, eq);
+    if (variable.empty())
+        throw Error("'" + value + "' names no variable", where, "VALUE for every variable, or VARIABLE=VALUE");
+    setTolerance(options, which, variable, toleranceValue(value.substr(eq + 1), where + " " + variable));
+}
+
+void readToleranceFile(CompareOptions& options, std::string const& path) {
+    YAML::Node root;
+    try {
+        root = YAML::LoadFile(path);
+    } catch (YAML::Exception const& e) {
+        throw Error("cannot read the tolerance file " + path + ": " + e.what(), "--tolerances",
+                    "a YAML file: rtol, atol, variables: {NAME: {rtol, atol}}");
+    }
+    if (!root.IsMap()) throw Error(path + " is not a YAML map", "--tolerances", "rtol, atol, variables");
+    auto number = [&](YAML::Node const& node, std::string const& key) {
+        if (!node.IsScalar()) throw Error(path + ": not a number", key, "a finite number >= 0");
+        return toleranceValue(node.as<std::string>(), path + ": " + key);
+    };
+    for (auto const& entry : root) {
+        std::string const key = entry.first.as<std::string>();
+        if (key == "rtol" || key == "atol") {
+            setTolerance(options, key, "", number(entry.second, key));
+        } else if (key == "variables") {
+            if (!entry.second.IsMap()) throw Error(path + ": not a map", "variables", "NAME: {rtol: R, atol: A}");
+            for (auto const& variable : entry.second) {
+                std::string const name = variable.first.as<std::string>();
+                if (!variable.second.IsMap())
+                    throw Error(path + ": not a map", "variables." + name, "{rtol: R, atol: A}");
+                for (auto const& t : variable.second) {
+                    std::string const which = t.first.as<std::string>();
+                    std::string const at = "variables." + name + "." + which;
+                    if (which != "rtol" && which != "atol")
+                        throw Error(path + ": unknown key '" + which + "'", at, "rtol or atol");
+                    setTolerance(options, which, name, number(t.second, at));
+                }
+            }
+        } else {
+            throw Error(path + ": unknown key '" + key + "'", key, "rtol, atol or variables");
+        }
     }
 }
 

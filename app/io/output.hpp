@@ -40,7 +40,9 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -131,18 +133,34 @@ void checkOutputTarget(std::string const& path, std::string const& configPath);
 // coordinate values of file a), and how many values are not bit-identical.
 //
 // A value passes when |a - b| <= atol + rtol * |b|, b from the second file (numpy.isclose); NaN passes against NaN
-// only, +-inf against the same infinity only. With bfb every value must have the same bits (a NaN equals a NaN with
-// the same bits), whatever rtol and atol say. Variables in one file only, different dimensions (names, sizes, or
-// record counts) or, with bfb, different types fail. Global attributes are not compared; a differing strata_config
-// is noted.
+// only, +-inf against the same infinity only. rtol and atol hold for every variable unless `perVariable` names it
+// (a budget residual of 1e-13 need not fail a comparison whose temperatures must agree to 1e-12). With bfb every
+// value must have the same bits (a NaN equals a NaN with the same bits), whatever the tolerances say. Variables in
+// one file only, different dimensions (names, sizes, or record counts) or, with bfb, different types fail.
+// With commonTimes, histories of different lengths are compared on the records whose time both hold (a run and its
+// longer continuation): the record dimension's sizes may differ, record variables are compared record by record at
+// those times, and no common time at all fails. Global attributes are not compared; a differing strata_config is
+// noted.
+struct Tolerance {
+    std::optional<double> rtol, atol; // unset: the comparison's default
+};
 struct CompareOptions {
     double rtol = 0.0;
     double atol = 0.0;
-    bool bfb = false; // identical bits required (NaNs compare equal to themselves)
+    bool bfb = false;                               // identical bits required (NaNs compare equal to themselves)
+    std::map<std::string, Tolerance> perVariable{}; // by variable name; overrides rtol and atol
+    bool commonTimes = false;
 };
-// 0 within tolerance, 1 not (or variables/dimensions differ), 2 when a file cannot be read. Writes a report: a line
-// per file, the criterion, a fixed-width table (variable, status, max abs diff, where, max rel diff, where, n
-// differing, n failing) and a last line "compare: N variables, M different".
+// One --rtol or --atol argument of `strata compare` (`which` is "rtol" or "atol"): "1e-12" for every variable, or
+// "T=1e-12" for one. Throws strata::Error naming the argument, the value and what was expected.
+void addToleranceArgument(CompareOptions& options, std::string const& which, std::string const& value);
+// A tolerance file (--tolerances FILE): YAML with optional `rtol` and `atol` for every variable and a map
+// `variables: {T: {rtol: 1e-10}, q: {atol: 1e-15}}`. Throws strata::Error naming the file, the key and the value.
+void readToleranceFile(CompareOptions& options, std::string const& path);
+// 0 within tolerance, 1 not (or variables/dimensions differ), 2 when a file cannot be read or a tolerance names a
+// variable that neither file has. Writes a report whose lines fit 100 columns: a line per file, the criterion, a
+// table (variable, status, max abs diff, max rel diff, n differing, n failing) with where each largest difference
+// is on an indented line below its variable, and a last line "compare: N variables, M different".
 int compareFiles(std::string const& a, std::string const& b, CompareOptions const& options, std::ostream& report);
 
 } // namespace strata::app

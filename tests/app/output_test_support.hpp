@@ -60,6 +60,7 @@ inline app::OutputFileSpec smallSpec(std::string const& path, bool latlon, bool 
 }
 
 inline std::size_t levelsOf(app::OutputFileSpec const& spec, std::size_t v) {
+    if (spec.variables[v].surface) return 1;
     return spec.variables[v].onFaces ? spec.ilev.size() : spec.lev.size();
 }
 

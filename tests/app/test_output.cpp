@@ -492,3 +492,135 @@ TEST_CASE("compare: missing file, different variable sets, different dimensions,
     CHECK(dims.status == 1);
     CHECK_THAT(dims.report, Catch::Contains("DIMS DIFFER"));
 }
+
+TEST_CASE("compare: per-variable tolerances, from arguments and from a file; a misspelt name is an error") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "a.nc").string(), true, true);
+    writeWhole(spec);
+    spec.path = (dir / "b.nc").string();
+    writeWhole(spec, [](std::size_t v, uint64_t column, std::size_t level, std::size_t record, double& x) {
+        if (v == 0 && column == 7 && level == 2 && record == 1) x *= 1.0 + 1e-9; // T
+        if (v == 1 && column == 2 && level == 0 && record == 2) x += 1e-6;       // wflux
+    });
+    std::string const a = (dir / "a.nc").string();
+    auto with = [](std::vector<std::pair<std::string, std::string>> const& args) {
+        CompareOptions options;
+        for (auto const& [which, value] : args)
+            strata::app::addToleranceArgument(options, which, value);
+        return options;
+    };
+    CHECK(compare(a, spec.path, with({{"rtol", "T=1e-6"}})).status == 1); // wflux still exact
+    Compared const both = compare(a, spec.path, with({{"rtol", "T=1e-6"}, {"atol", "wflux=1e-5"}}));
+    INFO(both.report);
+    CHECK(both.status == 0);
+    CHECK_THAT(both.report, Catch::Contains("T: rtol = 1e-06, atol = 0") && Catch::Contains("wflux: rtol = 0"));
+    // A tolerance for one variable does not loosen another.
+    CHECK(compare(a, spec.path, with({{"rtol", "wflux=1"}, {"atol", "T=0"}})).status == 1);
+    // The default and an override together: the override wins for its variable.
+    CHECK(compare(a, spec.path, with({{"rtol", "1e-6"}, {"rtol", "T=0"}, {"atol", "wflux=1e-5"}})).status == 1);
+
+    std::ofstream(dir / "tolerances.yaml") << "rtol: 0\nvariables:\n  T: {rtol: 1e-6}\n  wflux: {atol: 1e-5}\n";
+    CompareOptions fromFile;
+    strata::app::readToleranceFile(fromFile, (dir / "tolerances.yaml").string());
+    CHECK(compare(a, spec.path, fromFile).status == 0);
+
+    Compared const misspelt = compare(a, spec.path, with({{"rtol", "Tt=1e-6"}}));
+    CHECK(misspelt.status == 2);
+    CHECK_THAT(misspelt.report, Catch::Contains("'Tt', which neither file has"));
+
+    CompareOptions bad;
+    CHECK_THROWS_WITH(strata::app::addToleranceArgument(bad, "rtol", "T=abc"),
+                      Catch::Contains("--rtol T") && Catch::Contains("'abc' is not a tolerance"));
+    CHECK_THROWS_WITH(strata::app::addToleranceArgument(bad, "atol", "-1"), Catch::Contains("not a tolerance"));
+    CHECK_THROWS_WITH(strata::app::addToleranceArgument(bad, "atol", "=1"), Catch::Contains("names no variable"));
+    std::ofstream(dir / "typo.yaml") << "variables:\n  T: {rtoll: 1e-6}\n";
+    CHECK_THROWS_WITH(strata::app::readToleranceFile(bad, (dir / "typo.yaml").string()),
+                      Catch::Contains("variables.T.rtoll") && Catch::Contains("unknown key"));
+}
+
+TEST_CASE("compare: --common-times compares histories of different lengths on the times both hold") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "long.nc").string(), true, true);
+    writeWhole(spec); // records 0, 1, 2
+    std::string const full = spec.path;
+    auto partOf = [&](std::string const& name, std::vector<std::size_t> const& records, Tweak const& tweak = {}) {
+        OutputFileSpec part = spec;
+        part.path = (dir / name).string();
+        OutputFile out(context(), part, 0, ncolumns);
+        for (std::size_t r : records)
+            writeRecord(out, part, 0, ncolumns, r, tweak);
+        out.close();
+        return part.path;
+    };
+    std::string const head = partOf("head.nc", {0, 1});
+    std::string const tail = partOf("tail.nc", {1, 2});
+
+    Compared const plain = compare(full, head, {});
+    INFO(plain.report);
+    CHECK(plain.status == 1);
+    CHECK_THAT(plain.report, Catch::Contains("DIMS DIFFER") && Catch::Contains("--common-times"));
+
+    Compared const prefix = compare(full, head, {.commonTimes = true});
+    INFO(prefix.report);
+    CHECK(prefix.status == 0);
+    CHECK_THAT(prefix.report, Catch::Contains("records: 2 common times"));
+    // Records matched by their times, not their indices: the tail's records 0 and 1 are A's 1 and 2, equal but for
+    // the bounds of the tail's first record (its file starts there, so its interval is empty).
+    Compared const shifted = compare(full, tail, {.commonTimes = true});
+    INFO(shifted.report);
+    CHECK(shifted.status == 1);
+    CHECK_THAT(shifted.report, Catch::Contains("records: 2 common times"));
+    CHECK_THAT(shifted.report, Catch::Contains("compare: 13 variables, 1 different"));
+    CHECK_THAT(shifted.report, Catch::Contains("time_bnds") && Catch::Contains("time[1]=7200 nv[0]"));
+    // A difference in a common record is found, and located in A's records.
+    std::string const changed =
+        partOf("changed.nc", {1, 2}, [](std::size_t v, uint64_t c, std::size_t k, std::size_t r, double& x) {
+            if (v == 0 && c == 0 && k == 0 && r == 2) x += 1.0;
+        });
+    Compared const found = compare(full, changed, {.commonTimes = true});
+    INFO(found.report);
+    CHECK(found.status == 1);
+    CHECK_THAT(found.report, Catch::Contains("time[2]=10800"));
+    // No common time at all.
+    std::string const other = partOf("other.nc", {}, {});
+    CHECK(compare(head, other, {.commonTimes = true}).status == 1);
+}
+
+TEST_CASE("compare: every line of the report fits 100 columns, also for Strata's longest variable name") {
+    fs::path const dir = freshDirectory();
+    OutputFileSpec spec = smallSpec((dir / "a.nc").string(), true, true);
+    spec.variables[1].name = "surface_upward_sensible_heat_flux";
+    writeWhole(spec);
+    std::string const a = spec.path;
+    spec.path = (dir / "b.nc").string();
+    writeWhole(spec, [](std::size_t, uint64_t column, std::size_t level, std::size_t record, double& x) {
+        if (column == 11 && level == 4 && record == 2) x *= 1.0 + 1e-3;
+    });
+    Compared const c = compare(a, spec.path, {.rtol = 1e-6});
+    INFO(c.report);
+    CHECK(c.status == 1);
+    std::istringstream lines(c.report);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.starts_with("A: ") && !line.starts_with("B: ")) // the paths are the user's
+            CHECK(line.size() <= 100);
+}
+
+TEST_CASE("a 'time: mean' field's first record, whose interval is empty, is _FillValue; later records hold values") {
+    fs::path const dir = freshDirectory();
+    for (bool doublePrecision : {true, false}) {
+        OutputFileSpec spec = smallSpec((dir / (doublePrecision ? "d.nc" : "f.nc")).string(), true, doublePrecision);
+        spec.variables.push_back({"rain", "kg m-2 s-1", "rain, mean since the previous output", "precipitation_flux",
+                                  false, true, "time: mean"});
+        writeWhole(spec);
+        NcFile file(spec.path, NcFile::read);
+        std::vector<double> rain(records * ncolumns), temperature(records * nlev * ncolumns);
+        file.getVar("rain").getVar(rain.data());
+        file.getVar("T").getVar(temperature.data());
+        double const fill = doublePrecision ? NC_FILL_DOUBLE : static_cast<double>(NC_FILL_FLOAT);
+        for (uint32_t c = 0; c < ncolumns; ++c) {
+            CHECK(rain[c] == fill);                       // record 0
+            CHECK(rain[ncolumns + c] != fill);            // record 1
+            CHECK(temperature[c] == valueAt(0, c, 0, 0)); // a "time: point" field keeps its first record
+        }
+    }
+}
