@@ -55,7 +55,8 @@ inline app::OutputFileSpec smallSpec(std::string const& path, bool latlon, bool 
         spec.ilev.push_back(100.0 * k);
     spec.variables = {{"T", "K", "air temperature", "air_temperature", false, false, ""},
                       {"wflux", "W m-2", "upward energy flux at faces", "", true, false, ""}};
-    spec.series = {{"total_energy", "J m-2", "column-integrated energy", ""}, {"mass_residual", "1", "mass residual", ""}};
+    spec.series = {{"total_energy", "J m-2", "column-integrated energy", ""},
+                   {"mass_residual", "1", "mass residual", ""}};
     return spec;
 }
 

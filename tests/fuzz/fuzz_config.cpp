@@ -75,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(uint8_t const* data, std::size_t size) {
         finding("non-standard exception", "");
     }
 
-    // The resolved YAML reads back to the same configuration. Known exception, reported (issue 10): a text value that
+    // The resolved YAML reads back to the same configuration. Known exception: a text value that
     // is not UTF-8 (a YAML file must be) and needs quoting comes back changed, because yaml-cpp's emitter writes each
     // invalid byte of a quoted scalar as U+FFFD. Drop this test once the loader refuses text that is not UTF-8.
     if (!validUtf8(config.title) || !validUtf8(config.output.path) || !validUtf8(config.restart.path)) return 0;
