@@ -449,6 +449,52 @@ YAML::Node childMap(YAML::Node parent, std::string const& key, std::string const
     return child;
 }
 
+// What an override's value may not hold: a directive, an anchor, an alias or a tag. Parsed as a document of its own,
+// "%r.nc" is a directive and "&a", "!!str" are empty nodes, so each would reset the key to its default without a
+// word, where the same text in the file is an error or means something else. Returns what was found, or "".
+std::string yamlMachinery(std::string const& valueText) {
+    struct Finder : YAML::EventHandler {
+        std::string found;
+        void note(std::string const& tag, YAML::anchor_t anchor) {
+            if (found.empty() && anchor != YAML::NullAnchor) found = "an anchor (&)";
+            if (found.empty() && !tag.empty() && tag != "?" && tag != "!") found = "a tag (" + tag + ")";
+        }
+        void OnDocumentStart(YAML::Mark const&) override {}
+        void OnDocumentEnd() override {}
+        void OnNull(YAML::Mark const&, YAML::anchor_t anchor) override { note("", anchor); }
+        void OnAlias(YAML::Mark const&, YAML::anchor_t) override {
+            if (found.empty()) found = "an alias (*)";
+        }
+        void OnScalar(YAML::Mark const&, std::string const& tag, YAML::anchor_t anchor, std::string const&) override {
+            note(tag, anchor);
+        }
+        void OnSequenceStart(YAML::Mark const&, std::string const& tag, YAML::anchor_t anchor,
+                             YAML::EmitterStyle::value) override {
+            note(tag, anchor);
+        }
+        void OnSequenceEnd() override {}
+        void OnMapStart(YAML::Mark const&, std::string const& tag, YAML::anchor_t anchor,
+                        YAML::EmitterStyle::value) override {
+            note(tag, anchor);
+        }
+        void OnMapEnd() override {}
+    };
+    std::size_t const first = valueText.find_first_not_of(" \t");
+    if (first != std::string::npos && valueText[first] == '%') return "a directive (%)";
+    // A tag on an empty node ("!!str" alone) reaches the event handler as a plain null, without its tag.
+    if (first != std::string::npos && valueText[first] == '!') return "a tag (!)";
+    std::istringstream in(valueText);
+    YAML::Parser parser(in);
+    Finder finder;
+    try {
+        while (parser.HandleNextDocument(finder) && finder.found.empty()) {
+        }
+    } catch (YAML::Exception const&) {
+        return ""; // a syntax error: reported by the load that follows, with its message
+    }
+    return finder.found;
+}
+
 void applyOverride(YAML::Node& root, std::string const& text) {
     std::string const where = "--set " + printable(text);
     std::size_t const eq = text.find('=');
@@ -465,6 +511,9 @@ void applyOverride(YAML::Node& root, std::string const& text) {
         fail(where, "'" + printable(path) + "' is not a key path", "dot-separated keys, e.g. grid.vertical.levels");
     YAML::Node value;
     std::string const expectedValue = "a YAML scalar or flow collection, e.g. 60, out/a.nc, [T, q]";
+    if (std::string const found = yamlMachinery(valueText); !found.empty())
+        fail(where, "the value '" + printable(valueText) + "' holds " + found,
+             "a plain value; quote text that starts with %, &, * or !, e.g. --set 'output.path=\"%r.nc\"'");
     try {
         std::vector<YAML::Node> const documents = loadAllDocuments(valueText);
         if (documents.size() > 1)
