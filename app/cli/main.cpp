@@ -147,6 +147,9 @@ int main(int argc, char** argv) {
             options.outputDir = outputDir;
             options.history = history;
             options.restartFrom = restartFrom;
+            // `--restart ""` (an unset shell variable) asks for a continuation: not a fresh run.
+            if (run->count("--restart") > 0 && restartFrom.empty())
+                throw strata::app::ConfigError("an empty file name", "--restart", "the restart file to continue from");
             if (!manifest.empty()) {
                 auto const folder = std::filesystem::absolute(manifest).parent_path();
                 if (!std::filesystem::is_directory(folder) || std::filesystem::is_directory(manifest))

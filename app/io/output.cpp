@@ -4,18 +4,23 @@
 
 #include "app/config.hpp"
 #include "app/io/detail/netcdf_support.hpp"
+#include "app/io/file_lock.hpp"
 #include "core/error.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <filesystem>
 #include <random>
 #include <set>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <system_error>
 #include <unistd.h>
@@ -36,6 +41,114 @@ std::string uniquePartialPath(std::string const& path) {
     char nonce[16];
     std::snprintf(nonce, sizeof nonce, "%08x", static_cast<unsigned>(entropy()));
     return path + "." + std::to_string(static_cast<long long>(::getpid())) + "-" + nonce + ".partial";
+}
+
+// The longest suffix uniquePartialPath adds: ".<pid>-<8 hex digits>.partial", a pid of at most 7 digits (pid_max is at
+// most 2^22 on Linux).
+constexpr std::size_t partialSuffixLength = 1 + 7 + 1 + 8 + 8;
+
+// A new history's run id: 128 random bits in hex.
+std::string newRunId() {
+    std::random_device entropy;
+    char id[40];
+    std::snprintf(id, sizeof id, "%08x%08x%08x%08x", static_cast<unsigned>(entropy()), static_cast<unsigned>(entropy()),
+                  static_cast<unsigned>(entropy()), static_cast<unsigned>(entropy()));
+    return id;
+}
+
+// ---- the history checksum (HistoryIdentity): a sum of one well-mixed term per value, so the order of the terms (how
+// the ranks' blocks were written, how a reader reads the file back) does not change it.
+uint64_t mix64(uint64_t x) { // SplitMix64's finaliser
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+uint64_t nameKey(std::string const& name) { // FNV-1a
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : name)
+        h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+// One stored value: its variable, record, index within the record (in the variable's storage order) and bits.
+uint64_t checksumTerm(uint64_t key, uint64_t record, uint64_t index, uint64_t bits) {
+    return mix64(mix64(mix64(key ^ mix64(record)) + index) ^ bits);
+}
+uint64_t valueBits(double x) { return std::bit_cast<uint64_t>(x); }
+uint64_t valueBits(float x) { return std::bit_cast<uint32_t>(x); }
+
+std::string textAttribute(NcFile const& f, std::string const& name) {
+    auto const att = f.getAtt(name);
+    if (att.isNull()) return "";
+    std::string value;
+    att.getValues(value);
+    return value;
+}
+
+// The checksum of records [0, records) of every record variable of `source`, read a slab at a time (one level of a
+// data variable, one record of the others: never a whole global field). With `copy`, each slab is also written to the
+// variable of the same name and type in `copy`, which must have every record variable `source` has.
+uint64_t checksumOfRecords(NcFile const& source, std::string const& path, uint64_t records, NcFile* copy) {
+    NcDim const time = source.getDim("time");
+    if (time.isNull() || !time.isUnlimited())
+        throw Error("has no unlimited time dimension", path, "a history written by strata run");
+    std::size_t destinationVariables = 0;
+    if (copy)
+        for (auto const& [name, var] : copy->getVars())
+            if (var.getDimCount() > 0 && var.getDim(0).getName() == "time") ++destinationVariables;
+    std::size_t sourceVariables = 0;
+    uint64_t sum = 0;
+    std::vector<double> doubles;
+    std::vector<float> floats;
+    for (auto const& [name, var] : source.getVars()) {
+        if (var.getDimCount() == 0 || var.getDim(0).getId() != time.getId()) continue;
+        ++sourceVariables;
+        bool const single = var.getType() == netCDF::ncFloat;
+        if (!single && var.getType() != netCDF::ncDouble)
+            throw Error("'" + name + "' is neither float nor double", path, "a history written by strata");
+        NcVar target;
+        if (copy) {
+            target = copy->getVar(name);
+            if (target.isNull() || target.getType() != var.getType())
+                throw Error("has '" + name + "', which this run does not write as " + var.getType().getName(), path,
+                            "the history of a run with the same output.variables and precision");
+        }
+        std::vector<std::size_t> shape;
+        for (int d = 1; d < var.getDimCount(); ++d)
+            shape.push_back(var.getDim(d).getSize());
+        std::size_t const outer = shape.size() >= 2 ? shape[0] : 1; // a slab: one index of the first dimension
+        std::size_t slab = 1;
+        for (std::size_t d = shape.size() >= 2 ? 1 : 0; d < shape.size(); ++d)
+            slab *= shape[d];
+        uint64_t const key = nameKey(name);
+        for (uint64_t r = 0; r < records; ++r)
+            for (std::size_t o = 0; o < outer; ++o) {
+                std::vector<std::size_t> start{r}, count{1};
+                for (std::size_t d = 0; d < shape.size(); ++d) {
+                    bool const sliced = shape.size() >= 2 && d == 0;
+                    start.push_back(sliced ? o : 0);
+                    count.push_back(sliced ? 1 : shape[d]);
+                }
+                auto add = [&](auto const& values) {
+                    for (std::size_t i = 0; i < slab; ++i)
+                        sum += checksumTerm(key, r, o * slab + i, valueBits(values[i]));
+                    if (copy) target.putVar(start, count, values.data());
+                };
+                if (single) {
+                    floats.resize(slab);
+                    var.getVar(start, count, floats.data());
+                    add(floats);
+                } else {
+                    doubles.resize(slab);
+                    var.getVar(start, count, doubles.data());
+                    add(doubles);
+                }
+            }
+    }
+    if (copy && destinationVariables != sourceVariables)
+        throw Error("has " + std::to_string(sourceVariables) + " record variables, this run writes " +
+                        std::to_string(destinationVariables),
+                    path, "the history of a run with the same output.variables");
+    return sum;
 }
 
 // "2026-11-24T04:40:00Z": the time a history entry was made, in UTC (ISO 8601).
@@ -185,6 +298,11 @@ struct OutputFile::Impl {
     std::size_t records = 0;
     std::vector<double> received, cfOrder; // one rank's share of one variable, at most
     std::vector<float> singles;
+    std::string runId;
+    uint64_t checksum = 0;          // of the records written (HistoryIdentity)
+    uint64_t recordChecksum = 0;    // of the record being written, added to `checksum` when it is complete
+    std::vector<uint64_t> dataKeys; // nameKey of each data variable
+    WriterLock writerLock;          // on the file, from its creation to its close
 
     ~Impl() {
         // Unwinding (or a failed constructor): release the handle, leave the .partial, no rename, no MPI.
@@ -209,7 +327,8 @@ struct OutputFile::Impl {
 
     void checkDistribution(uint64_t firstColumn);
     void create();
-    void reopen();
+    void define(std::string const& earlierHistory);
+    void copyContinued(NcFile const& source);
     void streamAndWrite(std::size_t v, std::span<double const> local, std::string& problem);
     void writeColumns(std::size_t v, uint64_t first, std::span<double const> values);
 };
@@ -238,7 +357,7 @@ void OutputFile::Impl::checkDistribution(uint64_t firstColumn) {
     }
 }
 
-// Rank 0: defines the whole file and writes the coordinates.
+// Rank 0: the file under its temporary name, new or continuing a history.
 void OutputFile::Impl::create() {
     fs::path const target(spec.path);
     if (target.has_parent_path()) fs::create_directories(target.parent_path());
@@ -248,18 +367,48 @@ void OutputFile::Impl::create() {
     partial = uniquePartialPath(spec.path);
     // Readers may open the history while the run writes it (HDF5 would otherwise lock the file against them).
     ::setenv("HDF5_USE_FILE_LOCKING", "FALSE", 0);
-    if (!spec.appendFrom.empty()) {
-        reopen();
+    for (OutputVariable const& v : spec.variables)
+        dataKeys.push_back(nameKey(v.name));
+    if (spec.appendFrom.empty()) {
+        runId = newRunId();
+        define("");
         return;
     }
+    // A continuation: a new file with this run's attributes, the earlier history's run id, history lines and records.
+    NcFile const source(spec.appendFrom, NcFile::read);
+    runId = textAttribute(source, "strata_run_id");
+    define(textAttribute(source, "history"));
+    copyContinued(source);
+}
+
+// Rank 0: the first `continued.records` records of the history being continued, checked against the restart again (the
+// file at the path may have been replaced since it was chosen).
+void OutputFile::Impl::copyContinued(NcFile const& source) {
+    uint64_t const sum = checksumOfRecords(source, spec.appendFrom, spec.continued.records, file.get());
+    if (sum != spec.continued.checksum)
+        throw Error("changed while it was continued: its first " + std::to_string(spec.continued.records) +
+                        " records are not those the restart was made after",
+                    spec.appendFrom, "a history no other run replaces during the continuation");
+    records = spec.continued.records;
+    checksum = sum;
+    if (records > 0) timeVar.getVar({records - 1}, &previousTime);
+    file->sync();
+}
+
+// Rank 0: defines the whole file and writes the coordinates; `earlierHistory`: the history attribute of the file a
+// continuation continues, kept below this run's line.
+void OutputFile::Impl::define(std::string const& earlierHistory) {
     file = std::make_unique<NcFile>(partial, NcFile::newFile, spec.netcdf4 ? NcFile::nc4 : NcFile::classic64);
+    writerLock.lock(partial);
     file->putAtt("strata_run_status", "running");
 
     file->putAtt("Conventions", "CF-1.8");
     file->putAtt("title", spec.title);
     file->putAtt("source", spec.source);
-    file->putAtt("history", isoTimestampNow() + ": " + spec.history);
+    file->putAtt("history",
+                 isoTimestampNow() + ": " + spec.history + (earlierHistory.empty() ? "" : "\n" + earlierHistory));
     file->putAtt("strata_config", spec.configYaml);
+    file->putAtt("strata_run_id", runId);
 
     NcDim const time = file->addDim("time");
     NcDim bnds;
@@ -379,45 +528,6 @@ void OutputFile::Impl::create() {
     file->sync();
 }
 
-// Rank 0, a continued run: the history so far, copied to the temporary name (the file it came from stays as it is
-// until this run finishes), its variables found by name, writing resumed after `keepRecords` records.
-void OutputFile::Impl::reopen() {
-    if (!fs::is_regular_file(spec.appendFrom))
-        throw Error("the history to continue, " + spec.appendFrom + ", is not there", "--restart",
-                    "the history file of the run that wrote the restart");
-    fs::copy_file(spec.appendFrom, partial, fs::copy_options::none);
-    file = std::make_unique<NcFile>(partial, NcFile::write);
-    auto need = [&](std::string const& name) {
-        NcVar const v = file->getVar(name);
-        if (v.isNull())
-            throw Error("has no variable '" + name + "'", spec.appendFrom,
-                        "the history of a run with the same output.variables");
-        return v;
-    };
-    timeVar = need("time");
-    timeBounds = need("time_bnds");
-    for (OutputVariable const& v : spec.variables)
-        dataVars.push_back(need(v.name));
-    for (TimeSeries const& s : spec.series)
-        seriesVars.push_back(need(s.name));
-    std::size_t const have = file->getDim("time").getSize();
-    if (have < spec.keepRecords)
-        throw Error("holds " + std::to_string(have) + " records", spec.appendFrom,
-                    "at least the " + std::to_string(spec.keepRecords) + " the restart was made after");
-    records = spec.keepRecords;
-    if (records > 0) timeVar.getVar({records - 1}, &previousTime);
-    detail::ncCheck(nc_redef(file->getId()), "cannot update the attributes of " + partial);
-    file->putAtt("strata_run_status", "running");
-    file->putAtt(
-        "history", isoTimestampNow() + ": " + spec.history + "\n" + [&] {
-            std::string old;
-            if (auto const a = file->getAtt("history"); !a.isNull()) a.getValues(old);
-            return old;
-        }());
-    detail::ncCheck(nc_enddef(file->getId()), "cannot update the attributes of " + partial);
-    file->sync();
-}
-
 OutputFile::OutputFile(core::Context const& ctx, OutputFileSpec spec, uint64_t firstColumn, uint32_t localColumns)
     : m_impl(std::make_unique<Impl>()) {
     Impl& m = *m_impl;
@@ -457,6 +567,32 @@ std::size_t OutputFile::records() const {
     return n;
 }
 
+HistoryIdentity OutputFile::identity() const {
+    Impl const& m = *m_impl;
+    uint64_t numbers[2] = {m.records, m.checksum}; // rank 0 writes, so rank 0 knows
+    MPI_Bcast(numbers, 2, MPI_UINT64_T, 0, m.comm);
+    std::string id = m.runId;
+    auto length = static_cast<int>(id.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, m.comm);
+    id.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(id.data(), length, MPI_CHAR, 0, m.comm);
+    return {id, numbers[0], numbers[1]};
+}
+
+HistoryIdentity readHistoryIdentity(std::string const& path, uint64_t records) {
+    try {
+        NcFile const file(path, NcFile::read);
+        NcDim const time = file.getDim("time");
+        uint64_t const have = time.isNull() ? 0 : time.getSize();
+        if (have < records)
+            throw Error("holds " + std::to_string(have) + " records", path,
+                        "at least the " + std::to_string(records) + " the restart was made after");
+        return {textAttribute(file, "strata_run_id"), records, checksumOfRecords(file, path, records, nullptr)};
+    } catch (netCDF::exceptions::NcException const& e) {
+        throw Error("cannot be read: " + detail::netcdfMessage(e), path, "a history written by strata run");
+    }
+}
+
 std::vector<std::size_t> chunkShape(OutputFileSpec const& spec, std::size_t levels, bool surface,
                                     std::size_t targetBytes) {
     HorizontalCoords const& h = spec.horizontal;
@@ -487,24 +623,54 @@ std::vector<std::size_t> chunkShape(OutputFileSpec const& spec, std::size_t leve
     return shape;
 }
 
-void checkOutputTarget(std::string const& path, std::string const& configPath) {
+void checkWriteTarget(std::string const& path, std::string const& configPath, std::string const& key) {
     fs::path const target(path);
+    auto refuse = [&](std::string const& what, std::string const& expected) {
+        throw ConfigError("'" + path + "' " + what, key, expected);
+    };
+    if (!target.has_filename() || target.filename() == "." || target.filename() == "..")
+        refuse("names a folder, not a file", "a file name, e.g. out/strata.nc");
     if (std::string const what = notReplaceable(target); !what.empty())
-        throw ConfigError("'" + path + "' " + what, "output.path", "a regular file (replaced) or no file");
+        refuse(what, "a regular file (replaced) or no file");
     std::error_code ec;
     if (!configPath.empty() && fs::exists(target, ec) && fs::equivalent(target, fs::path(configPath), ec))
-        throw ConfigError("'" + path + "' is the configuration file itself", "output.path",
-                          "another file: the run would overwrite its own configuration");
-    for (fs::path p = target.parent_path(); !p.empty(); p = p.parent_path()) {
+        refuse("is the configuration file itself", "another file: the run would overwrite its own configuration");
+    // The nearest folder that exists: the run creates the ones below it, then its files in the last.
+    std::vector<std::string> created{target.filename().string()};
+    fs::path folder = target.parent_path();
+    for (;; folder = folder.parent_path()) {
+        fs::path const p = folder.empty() ? fs::path(".") : folder;
         fs::file_status const st = fs::status(p, ec);
-        if (st.type() == fs::file_type::not_found) {
-            if (p == p.parent_path()) break;
-            continue; // created before the file is
+        if (st.type() == fs::file_type::not_found && !folder.empty() && folder != folder.parent_path()) {
+            created.push_back(folder.filename().string());
+            continue;
         }
+        if (st.type() == fs::file_type::none)
+            throw ConfigError("'" + p.string() + "' cannot be examined: " + ec.message(), key,
+                              "a path whose parent folders can be read");
         if (st.type() != fs::file_type::directory)
-            throw ConfigError("'" + p.string() + "' is not a directory", "output.path",
+            throw ConfigError("'" + p.string() + "' is not a directory", key,
                               "a path whose parent folders are folders (or do not exist yet)");
+        folder = p;
         break;
+    }
+    if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+        int const error = errno;
+        throw ConfigError("'" + folder.string() + "' " +
+                              (error == EROFS ? std::string("is on a read-only file system")
+                                              : "cannot be written in: " + std::string(std::strerror(error))),
+                          key, "a path in a folder this run may create files in (for " + path + ")");
+    }
+    long const nameMax = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+    std::size_t const longest = nameMax > 0 ? static_cast<std::size_t>(nameMax) : NAME_MAX;
+    for (std::size_t i = 0; i < created.size(); ++i) {
+        // The file itself is first written as "<name>.<pid>-<nonce>.partial".
+        std::size_t const length = created[i].size() + (i == 0 ? partialSuffixLength : 0);
+        if (length > longest)
+            refuse("has a name of " + std::to_string(created[i].size()) + " characters (" + created[i].substr(0, 16) +
+                       "...): " + (i == 0 ? "with the temporary suffix .PID-NONCE.partial the " : "the ") +
+                       "name is too long for the file system, which allows " + std::to_string(longest),
+                   "shorter names");
     }
 }
 
@@ -545,8 +711,16 @@ void OutputFile::Impl::writeColumns(std::size_t v, uint64_t first, std::span<dou
             start.erase(start.begin() + 1);
             count.erase(count.begin() + 1);
         }
+        // The checksum takes the values as stored, at their index in the record: level k, global column c + j.
+        auto addToChecksum = [&](auto const& stored) {
+            for (std::size_t k = 0; k < levels; ++k)
+                for (std::size_t j = 0; j < n; ++j)
+                    recordChecksum +=
+                        checksumTerm(dataKeys[v], records, k * h.columns() + c + j, valueBits(stored[k * n + j]));
+        };
         if (spec.doublePrecision) {
             dataVars[v].putVar(start, count, cfOrder.data());
+            addToChecksum(cfOrder);
         } else {
             // Our own rounding, not NetCDF's conversion: NetCDF refuses values beyond the float range (NC_ERANGE),
             // and a blown-up run's output is exactly what one wants to look at.
@@ -554,6 +728,7 @@ void OutputFile::Impl::writeColumns(std::size_t v, uint64_t first, std::span<dou
             std::transform(cfOrder.begin(), cfOrder.end(), singles.begin(),
                            [](double x) { return static_cast<float>(x); });
             dataVars[v].putVar(start, count, singles.data());
+            addToChecksum(singles);
         }
         c += n;
     }
@@ -609,6 +784,7 @@ void OutputFile::write(double time, std::vector<std::span<double const>> const& 
     throwIfAnyRankFailed(m.comm, problem, m.spec.path);
 
     m.emptyInterval = m.records == 0 || time <= m.previousTime;
+    m.recordChecksum = 0;
     for (std::size_t v = 0; v < data.size(); ++v)
         m.streamAndWrite(v, data[v], problem);
     if (m.rank == 0 && problem.empty()) {
@@ -620,6 +796,12 @@ void OutputFile::write(double time, std::vector<std::span<double const>> const& 
             for (std::size_t s = 0; s < series.size(); ++s)
                 m.seriesVars[s].putVar({m.records}, series[s]);
             m.file->sync();
+            uint64_t sum = m.recordChecksum + checksumTerm(nameKey("time"), m.records, 0, valueBits(time));
+            for (std::size_t i = 0; i < 2; ++i)
+                sum += checksumTerm(nameKey("time_bnds"), m.records, i, valueBits(interval[i]));
+            for (std::size_t s = 0; s < series.size(); ++s)
+                sum += checksumTerm(nameKey(m.spec.series[s].name), m.records, 0, valueBits(series[s]));
+            m.checksum += sum;
             ++m.records;
         } catch (...) {
             problem = currentExceptionMessage(
@@ -646,6 +828,7 @@ void OutputFile::close(std::string const& status) {
             if (std::string const what = notReplaceable(m.spec.path); !what.empty())
                 throw Error("'" + m.spec.path + "' " + what + " now; the finished output is " + m.partial);
             fs::rename(m.partialPath(), m.spec.path);
+            m.writerLock.release();
         } catch (...) {
             problem = currentExceptionMessage("cannot finish " + m.partialPath(), m.partialPath());
         }

@@ -30,6 +30,11 @@
 // (lev, ncol), and written as hyperslabs (on a lat-lon grid: a partial row of longitudes, whole rows, a partial row).
 // Every rank passes the same spec.
 //
+// Identity: a new history gets a random run id (global attribute strata_run_id), which continuations keep, and the
+// file keeps a checksum of its records (HistoryIdentity). A restart records both, so that a continuation appends to
+// the history it was made with and to no other (readHistoryIdentity). While the run writes it, the history is locked
+// (WriterLock, app/io/file_lock.hpp): a continuation never copies a file a live run still writes.
+//
 // Errors are strata::Error naming the file, and they are thrown on every rank: a bad spec or column distribution, a
 // NetCDF or file-system error on rank 0 (its status is shared after the constructor, each write() and close()), or
 // a data size mismatch on any rank (agreed before gathering). Destroying the object without close() (an exception
@@ -70,6 +75,15 @@ struct TimeSeries {
     std::string cellMethods; // CF cell_methods; empty: "time: point"
 };
 
+// Which history a restart belongs to. The checksum covers the first `records` records: every value of every record
+// variable (time, time_bnds, the data variables, the time series) as stored, bits and position, summed in an order
+// that does not matter, so it is the same however the ranks wrote the records and however a reader reads them back.
+struct HistoryIdentity {
+    std::string runId; // strata_run_id: made by the run that created the history, kept by its continuations
+    uint64_t records = 0;
+    uint64_t checksum = 0;
+};
+
 struct OutputFileSpec {
     std::string path;
     std::string title, source, history, configYaml;
@@ -82,10 +96,11 @@ struct OutputFileSpec {
     std::vector<double> lev, ilev; // heights (m) of centers and faces
     std::vector<OutputVariable> variables;
     std::vector<TimeSeries> series;
-    // A continued run (a restart): the history to continue, copied to the temporary file, of which the first
-    // `keepRecords` records are kept (later ones are overwritten as the run writes them again).
+    // A continued run (a restart): the history to continue, already checked against the restart (the caller found
+    // it with readHistoryIdentity). A new file takes its run id, history attribute lines and its first
+    // `continued.records` records, which must still have `continued.checksum`; later records are dropped.
     std::string appendFrom;
-    std::size_t keepRecords = 0;
+    HistoryIdentity continued;
 };
 
 class OutputFile {
@@ -103,7 +118,8 @@ public:
     // Finishes the file and renames it into place; a second call does nothing, write() after it throws. `status` goes
     // into the global attribute strata_run_status ("running" until then).
     void close(std::string const& status = "completed");
-    std::size_t records() const; // records written (kept ones included)
+    std::size_t records() const;      // records written (kept ones included)
+    HistoryIdentity identity() const; // the run id, records() and their checksum; collective (from rank 0)
     std::string const& path() const;
     // The temporary file the records go to until close(): "<path>.<pid>-<nonce>.partial", created exclusively.
     std::string const& partialPath() const;
@@ -124,9 +140,18 @@ inline constexpr std::size_t minChunkBytes = std::size_t{64} << 10;
 std::vector<std::size_t> chunkShape(OutputFileSpec const& spec, std::size_t levels, bool surface,
                                     std::size_t targetBytes = std::size_t{1} << 20);
 
-// Before a run: the output path must be absent or a regular file (a directory, FIFO or device is refused), not the
-// configuration file, and under folders (not files). Throws ConfigError naming output.path.
-void checkOutputTarget(std::string const& path, std::string const& configPath);
+// Before a run, for each file it will write (`key` names it in messages: output.path, restart.path): the path names a
+// file (not "out/"), absent or a regular file (a directory, FIFO, socket or device is refused), not the configuration
+// file; its nearest existing folder is a folder (not a file) the run may write in (not read-only); and its name with
+// the temporary suffix ".<pid>-<nonce>.partial" fits the file system. Throws ConfigError naming the key.
+void checkWriteTarget(std::string const& path, std::string const& configPath, std::string const& key);
+inline void checkOutputTarget(std::string const& path, std::string const& configPath) {
+    checkWriteTarget(path, configPath, "output.path");
+}
+
+// The identity of the history at `path`, its checksum over the first `records` records. Throws strata::Error when the
+// file cannot be read as a history or holds fewer records.
+HistoryIdentity readHistoryIdentity(std::string const& path, uint64_t records);
 
 // `strata compare`: per variable (coordinates in their own section) the largest absolute difference |a - b|, the
 // largest relative difference |a - b| / max(|a|, |b|) (0 when both are 0), where each is (indices, with the

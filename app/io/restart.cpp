@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
 #include <map>
@@ -75,6 +76,15 @@ double numberAttribute(NcFile const& f, std::string const& name) {
     return value;
 }
 
+// Where the history is and which one it is (RestartMeta); the checksum as text: a double holds 53 of its 64 bits.
+void putHistoryIdentity(NcFile& f, RestartMeta const& meta) {
+    f.putAtt("history_final_path", meta.historyFinalPath);
+    f.putAtt("history_run_id", meta.historyRunId);
+    char checksum[24];
+    std::snprintf(checksum, sizeof checksum, "%016llx", static_cast<unsigned long long>(meta.historyChecksum));
+    f.putAtt("history_checksum", std::string(checksum));
+}
+
 } // namespace
 
 void writeRestart(core::Context const& comm, std::string const& path, RestartMeta const& meta,
@@ -101,6 +111,7 @@ void writeRestart(core::Context const& comm, std::string const& path, RestartMet
             f.putAtt("time", netCDF::ncDouble, meta.time);
             f.putAtt("last_output_time", netCDF::ncDouble, meta.lastOutput);
             f.putAtt("history_records", netCDF::ncDouble, static_cast<double>(meta.historyRecords));
+            putHistoryIdentity(f, meta);
             NcDim const columns = f.addDim("column", globalColumns);
             std::map<uint32_t, NcDim> perColumn;
             std::vector<std::pair<NcVar, std::vector<double>>> scalars;
@@ -189,6 +200,9 @@ RestartMeta readRestartMeta(std::string const& path) {
         m.time = numberAttribute(f, "time");
         m.lastOutput = numberAttribute(f, "last_output_time");
         m.historyRecords = static_cast<uint64_t>(numberAttribute(f, "history_records"));
+        m.historyFinalPath = textAttribute(f, "history_final_path");
+        m.historyRunId = textAttribute(f, "history_run_id");
+        m.historyChecksum = std::strtoull(textAttribute(f, "history_checksum").c_str(), nullptr, 16);
         return m;
     } catch (RestartError const&) {
         throw;

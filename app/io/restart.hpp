@@ -43,8 +43,13 @@ struct RestartMeta {
     double time = 0;       // s since the start
     double lastOutput = 0; // s: time of the last history record
     uint64_t historyRecords = 0;
-    std::string historyPath; // the history file the records are in
-    std::string configYaml;  // the resolved configuration of the run that wrote it
+    std::string historyPath;      // where the history's records were: the run's temporary file, or the finished file
+    std::string historyFinalPath; // where the history goes when the run finishes (its output path)
+    // The history's identity (HistoryIdentity, app/io/output.hpp): its strata_run_id and the checksum of its first
+    // historyRecords records. Empty and 0 in a restart written before Strata recorded them.
+    std::string historyRunId;
+    uint64_t historyChecksum = 0;
+    std::string configYaml; // the resolved configuration of the run that wrote it
     std::string version, gitHash;
 };
 

@@ -58,6 +58,144 @@ std::string restartPath(Config const& cfg, RunOptions const& options) {
 }
 
 namespace {
+
+namespace fs = std::filesystem;
+
+void broadcast(core::Context const& comm, std::string& text) {
+    auto length = static_cast<int>(text.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, comm.comm());
+    text.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm.comm());
+}
+
+// `decide` runs on rank 0 alone (it looks at files); every rank returns its result, or throws what it threw: an E
+// as an E, anything else as a strata::Error, with rank 0's text.
+template <class E, class F>
+std::string decideOnRoot(core::Context const& comm, F&& decide) {
+    int kind = 0; // 0: a result, 1: an E, 2: another Error
+    std::string result, where, expected;
+    if (comm.isRoot()) {
+        try {
+            result = decide();
+        } catch (E const& e) {
+            kind = 1;
+            result = e.problem(), where = e.where(), expected = e.expected();
+        } catch (Error const& e) {
+            kind = 2;
+            result = e.problem(), where = e.where(), expected = e.expected();
+        } catch (std::exception const& e) { // a file-system error: the other ranks must not wait for rank 0
+            kind = 2;
+            result = e.what();
+        }
+    }
+    MPI_Bcast(&kind, 1, MPI_INT, 0, comm.comm());
+    broadcast(comm, result);
+    if (kind == 0) return result;
+    broadcast(comm, where);
+    broadcast(comm, expected);
+    if (kind == 1) throw E(result, where, expected);
+    throw Error(result, where, expected);
+}
+
+// Two spellings of one file (".", "..", links), whether it exists yet or not.
+bool sameFile(std::string const& a, std::string const& b) {
+    std::error_code ea, eb;
+    if (fs::exists(a, ea) && fs::exists(b, eb)) return fs::equivalent(a, b, ea);
+    fs::path const ca = fs::weakly_canonical(fs::absolute(a), ea), cb = fs::weakly_canonical(fs::absolute(b), eb);
+    if (ea || eb) return fs::absolute(a).lexically_normal() == fs::absolute(b).lexically_normal();
+    return ca == cb;
+}
+
+} // namespace
+
+void checkRunPaths(Config const& cfg, RunOptions const& options, core::Context const& comm) {
+    decideOnRoot<ConfigError>(comm, [&] {
+        std::string const history = detail::outputPath(cfg, options), restart = restartPath(cfg, options);
+        checkWriteTarget(history, cfg.sourcePath, "output.path");
+        checkWriteTarget(restart, cfg.sourcePath, "restart.path");
+        if (sameFile(history, restart))
+            throw ConfigError("'" + restart + "' is also output.path", "restart.path",
+                              "another file than the history (by default <output path without .nc>.restart.nc)");
+        if (std::string const holder = runLockHolder(restart); !holder.empty())
+            throw ConfigError("'" + restart + "' is held by another run (" + holder + ")", "restart.path",
+                              "a restart path no running job writes: each run its own");
+        return std::string();
+    });
+}
+
+RunLock lockRestartPath(std::string const& restartFile, core::Context const& comm) {
+    RunLock lock;
+    decideOnRoot<ConfigError>(comm, [&] {
+        if (fs::path const folder = fs::path(restartFile).parent_path(); !folder.empty())
+            fs::create_directories(folder); // checked by checkRunPaths: the run may create it
+        std::string holder;
+        if (!lock.tryLock(restartFile, holder))
+            throw ConfigError("'" + restartFile + "' is held by another run (" + holder + ")", "restart.path",
+                              "a restart path no running job writes: each run its own");
+        return std::string();
+    });
+    return lock;
+}
+
+std::string historyToContinue(RestartMeta const& meta, std::string const& restartFile, std::string const& outputPath,
+                              core::Context const& comm) {
+    return decideOnRoot<RestartError>(comm, [&] {
+        std::string const recorded = meta.historyFinalPath.empty() ? meta.historyPath : meta.historyFinalPath;
+        if (meta.historyRunId.empty())
+            throw RestartError("records no identity of its history (it was written by an earlier Strata version)",
+                               restartFile, "a restart written by this version, or a fresh run");
+        std::vector<std::string> candidates, problems;
+        for (std::string const& c : {meta.historyPath, meta.historyFinalPath, outputPath})
+            if (!c.empty() && std::none_of(candidates.begin(), candidates.end(),
+                                           [&](std::string const& seen) { return sameFile(seen, c); }))
+                candidates.push_back(c);
+        for (std::string const& c : candidates) {
+            std::error_code ec;
+            fs::file_type const type = fs::status(c, ec).type();
+            if (type == fs::file_type::not_found) continue;
+            if (type != fs::file_type::regular) {
+                problems.push_back(c + ": not a regular file");
+                continue;
+            }
+            // A live run's file may hold half a record; it is not opened, let alone copied.
+            if (writerHolds(c)) {
+                problems.push_back(c + ": being written by a running strata (continue once it has ended)");
+                continue;
+            }
+            HistoryIdentity found;
+            try {
+                found = readHistoryIdentity(c, meta.historyRecords);
+            } catch (Error const& e) {
+                problems.push_back(e.what());
+                continue;
+            }
+            if (found.runId != meta.historyRunId) {
+                problems.push_back(c + ": another run's history (run id " +
+                                   (found.runId.empty() ? std::string("none") : found.runId) +
+                                   "), left as it is; move it aside to continue here");
+                continue;
+            }
+            if (found.checksum != meta.historyChecksum) {
+                problems.push_back(c + ": its first " + std::to_string(meta.historyRecords) +
+                                   " records are not those the restart was made after (another continuation of the "
+                                   "same run replaced them)");
+                continue;
+            }
+            return c;
+        }
+        if (problems.empty())
+            throw RestartError("the history it continues, " + recorded + ", is not there", restartFile,
+                               "the history of the run that wrote the restart, where that run left it");
+        std::string all;
+        for (auto const& p : problems)
+            all += (all.empty() ? "" : "; ") + p;
+        throw RestartError("no history to continue: " + all, restartFile,
+                           "the history the restart was made with: run id " + meta.historyRunId + ", at least " +
+                               std::to_string(meta.historyRecords) + " records, at " + recorded);
+    });
+}
+
+namespace {
 volatile std::sig_atomic_t stopSignal = 0;
 extern "C" void onStopSignal(int signal) { stopSignal = signal; }
 } // namespace

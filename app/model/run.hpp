@@ -6,6 +6,7 @@
 #pragma once
 
 #include "app/config.hpp"
+#include "app/io/file_lock.hpp"
 #include "app/io/restart.hpp"
 #include "core/comms.hpp"
 
@@ -26,6 +27,23 @@ struct RunOptions {
 // The restart file of a configuration: restart.path, or <output path without .nc>.restart.nc (in --output's folder
 // when given).
 std::string restartPath(Config const& cfg, RunOptions const& options);
+
+// Before the first step, and in `strata validate`: each file the run writes, the history and the restart, passes
+// checkWriteTarget (app/io/output.hpp); the restart is not the history; no live run holds the restart path (its
+// RunLock). Throws ConfigError (exit 2) on every rank. Collective (rank 0 looks).
+void checkRunPaths(Config const& cfg, RunOptions const& options, core::Context const& comm);
+
+// The restart path's RunLock, held by rank 0 for as long as the returned object lives: a second run naming the same
+// restart path is refused (ConfigError naming the holder, on every rank). Collective.
+RunLock lockRestartPath(std::string const& restartFile, core::Context const& comm);
+
+// The history a continuation appends to. Where the restart's history may be: where its records were when the restart
+// was written (the run's temporary file, left there by a kill), where they went when that run finished, and this run's
+// output path (a run folder moved as a whole). The first that no live run writes and whose run id and checksum of its
+// first records are the restart's (HistoryIdentity); none: RestartError (exit 2) saying what each file there is.
+// Collective (rank 0 reads the files).
+std::string historyToContinue(RestartMeta const& meta, std::string const& restartFile, std::string const& outputPath,
+                              core::Context const& comm);
 
 // A run stopped by SIGTERM or SIGINT after finishing its step, writing a restart and closing the history; the CLI
 // exits with 128 + signal.

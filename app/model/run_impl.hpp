@@ -165,12 +165,12 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     bool const talk = options.progress && comm.isRoot();
     HorizontalCoords const horizontal = makeHorizontal(cfg.horizontal);
     std::string const path = detail::outputPath(cfg, options);
-    checkOutputTarget(path, cfg.sourcePath); // before anything runs: not a directory, FIFO, device or the config
+    std::string const restartFile = restartPath(cfg, options);
+    checkRunPaths(cfg, options, comm); // before anything runs: the files it writes can be written, and are its own
     Decomposition const decomp = Decomposition::balanced(horizontal.columns(), comm.rank(), comm.size());
     Model<Backend> model(cfg, backend, comm, horizontal, decomp);
     model.checkStability(); // before any output exists
     detail::checkInitialState(model, horizontal);
-    std::string const restartFile = restartPath(cfg, options);
     std::optional<RestartMeta> resumed;
     if (!options.restartFrom.empty()) {
         resumed = readRestartMeta(options.restartFrom);
@@ -220,12 +220,11 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     if (ekman)
         spec.series.push_back(
             {"wind_error_vs_analytic", "m s-1", "max |u, v - the steady Ekman spiral|", "area: maximum time: point"});
-    if (resumed) {
-        // The history the restart belongs to: where it was when the restart was written (a run still going, or
-        // killed), or the finished file at the output path.
-        spec.appendFrom = std::filesystem::is_regular_file(resumed->historyPath) ? resumed->historyPath : spec.path;
-        spec.keepRecords = resumed->historyRecords;
+    if (resumed) { // the history the restart was made with, and no other
+        spec.appendFrom = historyToContinue(*resumed, options.restartFrom, spec.path, comm);
+        spec.continued = {resumed->historyRunId, resumed->historyRecords, resumed->historyChecksum};
     }
+    RunLock const restartLock = lockRestartPath(restartFile, comm); // the first file this run creates
     OutputFile out(comm, spec, decomp.first, decomp.local);
 
     detail::Timers timers([&backend] { core::synchronize(backend); });
@@ -325,8 +324,12 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         meta.step = model.stepCount();
         meta.time = model.time();
         meta.lastOutput = lastOutput;
-        meta.historyRecords = out.records();
+        HistoryIdentity const history = out.identity();
+        meta.historyRecords = history.records;
+        meta.historyRunId = history.runId;
+        meta.historyChecksum = history.checksum;
         meta.historyPath = historyPath;
+        meta.historyFinalPath = spec.path;
         meta.configYaml = cfg.resolvedYaml;
         meta.version = version;
         meta.gitHash = gitHash;
@@ -385,8 +388,9 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     }
     // The end of the run: a restart a longer run can continue from, written before the final state's record when that
     // falls off the output interval (the record takes the interval means, which the continued run must still have;
-    // it keeps the records before it and writes that one again, on the interval).
-    writeRestartFile(spec.path);
+    // it keeps the records before it and writes that one again, on the interval). The records are still in the
+    // temporary file: a kill before the rename leaves them there, and the restart says so.
+    writeRestartFile(out.partialPath());
     if (total % every != 0 && first <= total) writeRecord(); // the final state, also off the output interval
     timers.time("output", [&] { out.close(); });
     summary.steps = model.stepCount();

@@ -75,7 +75,7 @@ MemoryEstimate estimateMemory(Config const& config, core::Context const& comm) {
 
 void checkRunnable(Config const& cfg, core::Context const& comm) {
     checkMemory(estimateMemory(cfg, comm), comm);
-    checkOutputTarget(cfg.output.path, cfg.sourcePath);
+    checkRunPaths(cfg, RunOptions{}, comm);
     HorizontalCoords const horizontal = makeHorizontal(cfg.horizontal);
     Decomposition const decomp = Decomposition::balanced(horizontal.columns(), comm.rank(), comm.size());
     Model<core::Serial> model(cfg, core::Serial{}, comm, horizontal, decomp);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fault tests of the strata program: what a run does to the files around it when things go wrong.
+# Fault tests of the strata program: what a run does to the files around it when things go wrong, and the paths it
+# refuses to write (the history's and the restart's) before its first step.
 #   faults.sh STRATA SOURCE_DIR WORK_DIR CASE
 # Each case checks the exit code, the message, and that a file that existed before is unchanged (its checksum).
 # Exit 0: passed; 1: failed (the reason is printed); 77: cannot be tested here (CTest reports it skipped).
@@ -61,10 +62,13 @@ under_a_file)
     --set "output.path=$dir/plain/out.nc"
   ;;
 concurrent)
-  # Two runs writing one path at once: each has its own temporary file; both finish; the file is one whole run.
-  "$strata" run "$config" "${small[@]}" --set "output.path=$dir/out.nc" --set "title=run A" >"$dir/a.log" 2>&1 &
+  # Two runs writing one history path at once (each its own restart.path: a shared one is refused, restart_shared):
+  # each has its own temporary file; both finish; the file is one whole run.
+  "$strata" run "$config" "${small[@]}" --set "output.path=$dir/out.nc" --set "title=run A" \
+    --set "restart.path=$dir/a.restart.nc" >"$dir/a.log" 2>&1 &
   a=$!
-  "$strata" run "$config" "${small[@]}" --set "output.path=$dir/out.nc" --set "title=run B" >"$dir/b.log" 2>&1 &
+  "$strata" run "$config" "${small[@]}" --set "output.path=$dir/out.nc" --set "title=run B" \
+    --set "restart.path=$dir/b.restart.nc" >"$dir/b.log" 2>&1 &
   b=$!
   wait $a || fail "run A exited $?: $(tail -3 "$dir/a.log")"
   wait $b || fail "run B exited $?: $(tail -3 "$dir/b.log")"
@@ -108,6 +112,92 @@ state_check)
     --set "output.path=$dir/out.nc"
   ncdump -h "$dir/out.nc" >/dev/null || fail "the state was not written"
   no_partial "$dir"
+  ;;
+restart_config)
+  before=$(sum "$config")
+  expect 2 "restart.path: .*is the configuration file itself" -- "$strata" run "$config" "${small[@]}" \
+    --set "output.path=$dir/out.nc" --set "restart.path=$config"
+  [ "$(sum "$config")" = "$before" ] || fail "the configuration file changed"
+  [ ! -e "$dir/out.nc" ] || fail "a history was written"
+  no_partial "$dir"
+  ;;
+restart_fifo)
+  mkfifo "$dir/r.nc"
+  expect 2 "restart.path: .*is a FIFO" -- "$strata" run "$config" "${small[@]}" --set "output.path=$dir/out.nc" \
+    --set "restart.path=$dir/r.nc"
+  [ -p "$dir/r.nc" ] || fail "the FIFO was replaced"
+  [ ! -e "$dir/out.nc" ] || fail "a history was written"
+  no_partial "$dir"
+  ;;
+restart_device)
+  # A device node of our own (as root; /dev/null itself for anyone else, who cannot replace it).
+  node=/dev/null
+  mknod "$dir/null" c 1 3 2>/dev/null && node=$dir/null
+  expect 2 "restart.path: '$node' is a device" -- "$strata" run "$config" "${small[@]}" \
+    --set "output.path=$dir/out.nc" --set "restart.path=$node"
+  [ -c "$node" ] || fail "$node is no longer a device"
+  [ ! -e "$dir/out.nc" ] || fail "a history was written"
+  ;;
+restart_is_output)
+  echo "previous" >"$dir/out.nc"
+  expect 2 "restart.path: .*out.nc' is also output.path" -- "$strata" run "$config" "${small[@]}" \
+    --set "output.path=$dir/out.nc" --set "restart.path=$dir/./out.nc"
+  [ "$(cat "$dir/out.nc")" = previous ] || fail "the previous output changed"
+  expect 2 "restart.path: .*out.nc' is also output.path" -- "$strata" validate "$config" "${small[@]}" \
+    --set "output.path=$dir/out.nc" --set "restart.path=$dir/out.nc"
+  no_partial "$dir"
+  ;;
+restart_unwritable)
+  # Each is refused by validate and by run before the first step (exit 2): no history, no temporary file.
+  mkdir -p "$dir/folder.nc"
+  echo "a file" >"$dir/plain"
+  long=$dir/$(printf 'r%.0s' $(seq 1 240)).nc # 243 characters; with its .partial suffix more than 255
+  for target in "folder.nc' is a directory:$dir/folder.nc" "plain' is not a directory:$dir/plain/r.nc" \
+    "name is too long:$long"; do
+    regex=${target%%:*} path=${target#*:}
+    for command in validate run; do
+      expect 2 "restart.path: .*$regex" -- "$strata" $command "$config" "${small[@]}" \
+        --set "output.path=$dir/out.nc" --set "restart.path=$path"
+      [ ! -e "$dir/out.nc" ] || fail "a history was written for restart.path=$path"
+      no_partial "$dir"
+    done
+  done
+  ;;
+restart_read_only)
+  mnt=$dir/ro && mkdir -p "$mnt"
+  if [ "$(id -u)" = 0 ]; then # root writes through permissions: a read-only file system
+    mount -t tmpfs -o size=1m,ro tmpfs "$mnt" 2>/dev/null || { echo "cannot mount a tmpfs here: skipped"; exit 77; }
+    trap 'umount "$mnt"' EXIT
+  else
+    chmod 555 "$mnt"
+  fi
+  for command in validate run; do
+    expect 2 "restart.path: .*ro' (is on a read-only file system|cannot be written in)" -- "$strata" $command "$config" \
+      "${small[@]}" --set "output.path=$dir/out.nc" --set "restart.path=$mnt/r.nc"
+    [ ! -e "$dir/out.nc" ] || fail "a history was written"
+    no_partial "$dir"
+  done
+  ;;
+restart_shared)
+  # A long run holds its restart path; a second run naming the same restart.path is refused at once, naming the
+  # holder, and the first run is unaffected.
+  slow=(--set grid.horizontal.nlat=4 --set grid.horizontal.nlon=8 --set grid.vertical.levels=30 --set time.days=
+        --set time.steps=100000)
+  "$strata" run "$config" "${slow[@]}" --set "output.path=$dir/a.nc" --set "restart.path=$dir/r.nc" \
+    >"$dir/a.log" 2>&1 &
+  a=$!
+  trap 'kill -9 $a 2>/dev/null' EXIT
+  for _ in $(seq 1 200); do
+    grep -q "^strata: .* columns" "$dir/a.log" 2>/dev/null && break
+    sleep 0.05
+  done
+  grep -q "^strata: .* columns" "$dir/a.log" || fail "the first run did not start: $(tail -3 "$dir/a.log")"
+  expect 2 "restart.path: .*r.nc' is held by another run \(pid $a" -- "$strata" run "$config" "${small[@]}" \
+    --set "output.path=$dir/b.nc" --set "restart.path=$dir/r.nc"
+  [ ! -e "$dir/b.nc" ] || fail "the second run wrote a history"
+  expect 2 "restart.path: .*r.nc' is held by another run \(pid $a" -- "$strata" validate "$config" "${small[@]}" \
+    --set "output.path=$dir/b.nc" --set "restart.path=$dir/r.nc"
+  kill -0 $a 2>/dev/null || fail "the first run ended: $(tail -3 "$dir/a.log")"
   ;;
 *)
   fail "unknown case"

@@ -115,6 +115,103 @@ bad_files)
   "$strata" run "$config" --output "$dir/good" $(steps 72) --set output.interval=7200 --set backend.type=openmp \
     --restart "$r" >"$dir/ok.log" 2>&1 || fail "a change that is allowed was refused: $(tail -1 "$dir/ok.log")"
   ;;
+foreign_history)
+  # Another run's history (4x8x10) at the path of this run's (2x3x6): continuing refuses (exit 2) and leaves it as it
+  # is, instead of writing this run's records into it.
+  mine=(--set grid.horizontal.nlat=2 --set grid.horizontal.nlon=3 --set grid.vertical.levels=6)
+  other=(--set grid.horizontal.nlat=4 --set grid.horizontal.nlon=8 --set grid.vertical.levels=10)
+  run x "$strata" run "$config" "${mine[@]}" $(steps 36) || fail "this run failed"
+  cp "$dir/x/default.restart.nc" "$dir/r36.nc"
+  run x "$strata" run "$config" "${other[@]}" $(steps 36) || fail "the other run failed"
+  before=$(sha256sum <"$dir/x/default.nc")
+  run x "$strata" run "$config" "${mine[@]}" $(steps 72) --restart "$dir/r36.nc"
+  code=$?
+  tail -2 "$dir/x.log"
+  [ $code = 2 ] || fail "exit $code, expected 2"
+  grep -Eq "restart error: .*x/default.nc: another run's history" "$dir/x.log" || fail "no message naming the history"
+  [ "$(sha256sum <"$dir/x/default.nc")" = "$before" ] || fail "the other run's history changed"
+  ;;
+killed_before_rename)
+  # What a kill after the final restart and before the history's rename leaves: the history under its temporary
+  # name (the one the restart records), and at the path the older file of an earlier run. The continuation takes
+  # the temporary file and ends identical to the straight run.
+  small=(--set grid.horizontal.nlat=2 --set grid.horizontal.nlon=4)
+  run straight "$strata" run "$config" "${small[@]}" $(steps 108) || fail "the straight run failed"
+  run older "$strata" run "$config" "${small[@]}" $(steps 108) --set initial_conditions.u=3 || fail "older run failed"
+  run b "$strata" run "$config" "${small[@]}" $(steps 72) || fail "the run failed"
+  partial=$(ncdump -h "$dir/b/default.restart.nc" | sed -n 's/^\t\t:history_path = "\(.*\)" ;$/\1/p')
+  [ -n "$partial" ] || fail "the restart records no history_path"
+  [ "$partial" = "$dir/b/default.nc" ] || mv "$dir/b/default.nc" "$partial"
+  cp "$dir/older/default.nc" "$dir/b/default.nc"
+  run b "$strata" run "$config" "${small[@]}" $(steps 108) --restart "$dir/b/default.restart.nc" ||
+    fail "the continuation failed: $(tail -3 "$dir/b.log")"
+  same "$dir/b/default.nc" "$dir/straight/default.nc"
+  ;;
+twice)
+  # Continuing twice from one restart, the second time to an earlier end: the history holds the second
+  # continuation's records only, as a straight run to that end.
+  small=(--set grid.horizontal.nlat=2 --set grid.horizontal.nlon=4)
+  run straight "$strata" run "$config" "${small[@]}" $(steps 72) || fail "the straight run failed"
+  run a "$strata" run "$config" "${small[@]}" $(steps 36) || fail "the first part failed"
+  cp "$dir/a/default.restart.nc" "$dir/r36.nc"
+  run a "$strata" run "$config" "${small[@]}" $(steps 144) --restart "$dir/r36.nc" || fail "the first continuation failed"
+  run a "$strata" run "$config" "${small[@]}" $(steps 72) --restart "$dir/r36.nc" ||
+    fail "the second continuation failed: $(tail -3 "$dir/a.log")"
+  same "$dir/a/default.nc" "$dir/straight/default.nc"
+  ;;
+live_writer)
+  # A run still writing its history (its temporary file): a continuation from its restart refuses (exit 2) and
+  # copies nothing, whatever state the file is in.
+  "$strata" run "$config" $(steps 100000) --set restart.interval=7200 --output "$dir/a" >"$dir/a.log" 2>&1 &
+  pid=$!
+  trap 'kill -9 $pid 2>/dev/null' EXIT
+  for _ in $(seq 1 200); do
+    grep -q "^restart .* at step" "$dir/a.log" 2>/dev/null && break
+    sleep 0.05
+  done
+  grep -q "^restart .* at step" "$dir/a.log" || fail "no restart from the running run: $(tail -3 "$dir/a.log")"
+  cp "$dir/a/default.restart.nc" "$dir/r.nc"
+  step=$(ncdump -h "$dir/r.nc" | sed -n 's/^\t\t:step = \([0-9]*\).*/\1/p')
+  run b "$strata" run "$config" $(steps $((step + 12))) --restart "$dir/r.nc"
+  code=$?
+  tail -2 "$dir/b.log"
+  kill -0 $pid 2>/dev/null || fail "the first run ended before the continuation was tried"
+  [ $code = 2 ] || fail "exit $code, expected 2"
+  grep -Eq "restart error: .*default.nc.*partial: being written by a running strata" "$dir/b.log" ||
+    fail "no message saying the history is being written"
+  [ -z "$(ls "$dir/b" 2>/dev/null | grep default.nc)" ] || fail "the continuation wrote a history: $(ls "$dir/b")"
+  ;;
+attributes)
+  # A continued history carries the continuation's title and strata_config (and the first part's history lines).
+  small=(--set grid.horizontal.nlat=2 --set grid.horizontal.nlon=4)
+  run a "$strata" run "$config" "${small[@]}" $(steps 36) || fail "the first part failed"
+  run a "$strata" run "$config" "${small[@]}" $(steps 72) --set "title=part two" \
+    --restart "$dir/a/default.restart.nc" || fail "the continuation failed: $(tail -3 "$dir/a.log")"
+  header=$(ncdump -h "$dir/a/default.nc")
+  echo "$header" | grep -q ':title = "part two"' || fail "the title is not the continuation's"
+  echo "$header" | grep -q ':strata_config = "title: part two\\n' || fail "strata_config is not the continuation's"
+  echo "$header" | grep -q 'steps=36' || fail "the first part's history line is gone"
+  ;;
+missing_history)
+  # The history the restart belongs to is gone: exit 2 naming that file (not this run's output path). An empty
+  # --restart is an error, not a fresh run.
+  run a "$strata" run "$config" $(steps 36) || fail "the first part failed"
+  cp "$dir/a/default.restart.nc" "$dir/r36.nc"
+  rm "$dir/a/default.nc"
+  run b "$strata" run "$config" $(steps 72) --restart "$dir/r36.nc"
+  code=$?
+  tail -1 "$dir/b.log"
+  [ $code = 2 ] || fail "exit $code, expected 2"
+  grep -Eq "restart error: .*r36.nc: the history it continues, .*/a/default.nc, is not there" "$dir/b.log" ||
+    fail "the message does not name a/default.nc"
+  grep -q "b/default.nc" "$dir/b.log" && fail "the message names this run's output path"
+  run c "$strata" run "$config" $(steps 36) --restart ""
+  code=$?
+  tail -1 "$dir/c.log"
+  [ $code = 2 ] || fail "exit $code for --restart \"\", expected 2"
+  grep -q -- "--restart: " "$dir/c.log" || fail "no message naming --restart"
+  [ ! -e "$dir/c/default.nc" ] || fail "--restart \"\" ran a fresh run"
+  ;;
 *)
   fail "unknown case"
   ;;
