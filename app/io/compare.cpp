@@ -2,6 +2,7 @@
 #include "app/io/output.hpp"
 
 #include "app/io/detail/netcdf_support.hpp"
+#include "app/io/isolated.hpp"
 #include "core/error.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -10,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -458,9 +460,7 @@ std::string recordDimension(OpenFile const& f) {
     return {};
 }
 
-} // namespace
-
-int compareFiles(std::string const& a, std::string const& b, CompareOptions const& options, std::ostream& report) {
+int compareHere(std::string const& a, std::string const& b, CompareOptions const& options, std::ostream& report) {
     OpenFile fa, fb;
     if (!open(a, fa, report) || !open(b, fb, report)) return 2;
     try {
@@ -512,6 +512,42 @@ int compareFiles(std::string const& a, std::string const& b, CompareOptions cons
         report << "compare: cannot read " << a << " or " << b << ": " << detail::netcdfMessage(e) << "\n";
         return 2;
     }
+}
+
+// Opens the file and inquires every dimension, variable and attribute: the header parse in which libnetcdf crashes
+// on some damaged files. A NetCDF error is left for the comparison to report.
+int probe(std::string const& path) {
+    try {
+        NcFile f(path, NcFile::read);
+        f.getDims();
+        f.getAtts();
+        for (auto const& [name, var] : f.getVars())
+            var.getAtts();
+    } catch (netCDF::exceptions::NcException const&) {
+    }
+    return 0;
+}
+
+std::string signalText(int signal) {
+    return signal > 0 ? "signal " + std::to_string(signal) + ", " + strsignal(signal) : "an unknown cause";
+}
+
+} // namespace
+
+// Each file is opened alone first, so that a crash names the file; the comparison reads both, so a crash there names
+// both.
+int compareFiles(std::string const& a, std::string const& b, CompareOptions const& options, std::ostream& report) {
+    for (std::string const& path : {a, b})
+        if (auto const r = runIsolated(report, [&](std::ostream&) { return probe(path); }); r.signal != 0) {
+            report << "compare: cannot read " << path << ": the NetCDF library crashed opening it ("
+                   << signalText(r.signal) << "): a damaged file\n";
+            return 2;
+        }
+    auto const r = runIsolated(report, [&](std::ostream& out) { return compareHere(a, b, options, out); });
+    if (r.signal == 0) return r.code;
+    report << "compare: cannot read " << a << " or " << b << ": the comparison crashed reading them ("
+           << signalText(r.signal) << ")\n";
+    return 2;
 }
 
 void addToleranceArgument(CompareOptions& options, std::string const& which, std::string const& value) {

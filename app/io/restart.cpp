@@ -2,6 +2,7 @@
 #include "app/io/restart.hpp"
 
 #include "app/io/detail/netcdf_support.hpp"
+#include "app/io/seal.hpp"
 
 #include <mpi.h>
 
@@ -74,6 +75,13 @@ double numberAttribute(NcFile const& f, std::string const& name) {
     double value = 0;
     att.getValues(&value);
     return value;
+}
+
+// Before any library parses the file: libnetcdf reads a cut file's missing bytes as zeros, believes edited attributes
+// and crashes on some flipped bits.
+void checkSealed(std::string const& path) {
+    if (auto const problem = sealProblem(path))
+        throw RestartError(*problem, path, "a complete restart file written by strata run");
 }
 
 // Where the history is and which one it is (RestartMeta); the checksum as text: a double holds 53 of its 64 bits.
@@ -167,6 +175,7 @@ void writeRestart(core::Context const& comm, std::string const& path, RestartMet
     // In place only when complete and on disk.
     if (comm.isRoot()) {
         try {
+            sealFile(temporary); // complete: every rank has written and closed it
             fsyncPath(temporary, false);
             fs::rename(temporary, path);
             fs::path const dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
@@ -178,8 +187,12 @@ void writeRestart(core::Context const& comm, std::string const& path, RestartMet
     agree(c, problem, path);
 }
 
-RestartMeta readRestartMeta(std::string const& path) {
+namespace {
+
+// checkSeal false: the caller has checked it (on rank 0, for every rank).
+RestartMeta readMeta(std::string const& path, bool checkSeal) {
     if (!fs::is_regular_file(path)) throw RestartError("no such file", path, "a restart file written by strata run");
+    if (checkSeal) checkSealed(path);
     try {
         NcFile f(path, NcFile::read);
         auto const format = f.getAtt("strata_restart_format");
@@ -212,9 +225,34 @@ RestartMeta readRestartMeta(std::string const& path) {
     }
 }
 
+} // namespace
+
+RestartMeta readRestartMeta(std::string const& path) { return readMeta(path, true); }
+
+RestartMeta readRestartMeta(core::Context const& comm, std::string const& path) {
+    std::string problem;
+    if (comm.isRoot()) {
+        try {
+            readMeta(path, true);
+        } catch (RestartError const& e) {
+            problem = e.what();
+        }
+    }
+    agree<RestartError>(comm.comm(), problem, "");
+    return readMeta(path, false);
+}
+
 void readRestart(core::Context const& comm, std::string const& path, std::vector<RestartEntry> const& entries,
                  uint64_t firstColumn, uint32_t localColumns, uint64_t globalColumns) {
     std::string problem;
+    if (comm.isRoot()) {
+        try {
+            checkSealed(path);
+        } catch (RestartError const& e) {
+            problem = e.what();
+        }
+    }
+    agree<RestartError>(comm.comm(), problem, "--restart"); // no rank parses a file that is not whole
     try {
         NcFile f(path, NcFile::read);
         NcDim const columns = f.getDim("column");

@@ -7,10 +7,12 @@
 // Writing: rank 0 defines the file under a temporary name unique to the call, then the ranks write their columns one
 // after the other (each opens the file, writes its hyperslab and closes it: no rank ever holds another rank's columns,
 // so rank 0's memory does not grow with the grid), rank 0 syncs the file to disk and renames it into place. A crash
-// at any point leaves the previous restart at the path untouched. Collective; errors are thrown on every rank.
+// at any point leaves the previous restart at the path untouched. Before the sync rank 0 seals the finished file
+// (app/io/seal.hpp: its length and SHA-256 appended). Collective; errors are thrown on every rank.
 //
-// Reading: every rank opens the file read-only and reads its hyperslab. A file that is missing, truncated, not a
-// Strata restart, or holds a different number of columns or levels is a RestartError naming the file.
+// Reading: the seal is checked with plain reads before libnetcdf parses any byte, then every rank opens the file
+// read-only and reads its hyperslab. A file that is missing, cut short, changed in any byte (an edited attribute, a
+// flipped bit), not a Strata restart, or holds a different number of columns or levels is a RestartError naming it.
 #pragma once
 
 #include "core/comms.hpp"
@@ -57,8 +59,11 @@ void writeRestart(core::Context const& comm, std::string const& path, RestartMet
                   std::vector<RestartEntry> const& entries, uint64_t firstColumn, uint32_t localColumns,
                   uint64_t globalColumns);
 
-// Any rank, alone: the attributes, after checking the file is a Strata restart that opens.
+// Any rank, alone: the attributes, after checking the seal (the whole file is read) and that it is a Strata restart.
 RestartMeta readRestartMeta(std::string const& path);
+// Collective, the same: rank 0 alone reads the whole file to check the seal, where every rank calling the one above
+// would read it once each.
+RestartMeta readRestartMeta(core::Context const& comm, std::string const& path);
 
 // Collective: every rank reads its own columns; a problem on any rank is a RestartError on every rank.
 void readRestart(core::Context const& comm, std::string const& path, std::vector<RestartEntry> const& entries,

@@ -10,3 +10,13 @@ foreach(case ers erp interval signal bad_files foreign_history killed_before_ren
                    ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/restart ${case})
   set_tests_properties(restart_${case} PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}" PROCESSORS 2 LABELS "restart")
 endforeach()
+
+# Damaged files (tests/restart/damaged.sh): restarts cut at many points, with one bit flipped at many places, with an
+# attribute edited (in place, and rewritten by ncgen): each refused with exit 2 naming it, no history written; and
+# compare on files that crash libnetcdf's nc_open: exit 2, never a signal.
+foreach(case truncated bit_flips edited_attribute compare_damaged)
+  add_test(NAME restart_damaged_${case}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/restart/damaged.sh $<TARGET_FILE:strata> ${PROJECT_SOURCE_DIR}
+                   ${CMAKE_BINARY_DIR}/restart/damaged ${case})
+  set_tests_properties(restart_damaged_${case} PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}" LABELS "restart")
+endforeach()

@@ -104,8 +104,8 @@ bad_files)
     grep -Eq -- "$regex" "$dir/bad.log" || fail "no '$regex' for: $* ($(tail -1 "$dir/bad.log"))"
   }
   head -c 3000 "$r" >"$dir/truncated.nc"
-  expect "restart error: .*truncated.nc.*(cannot be read|NetCDF)" --restart "$dir/truncated.nc"
-  expect "restart error: .*not a Strata restart" --restart "$dir/good/default.nc"
+  expect "restart error: .*truncated.nc: no seal at its end" --restart "$dir/truncated.nc"
+  expect "restart error: .*good/default.nc: no seal at its end" --restart "$dir/good/default.nc" # a history
   expect "restart error: .*nothing.nc: no such file" --restart "$dir/nothing.nc"
   expect "grid.horizontal: differs from the run that wrote" --restart "$r" --set grid.horizontal.nlat=6
   expect "time.dt: differs from the run that wrote" --restart "$r" --set time.dt=300 --set output.interval=3600
