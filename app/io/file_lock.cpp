@@ -17,6 +17,11 @@ std::string lockFileOf(std::string const& path) { return path + ".lock"; }
 
 std::string systemMessage(int error) { return std::strerror(error); }
 
+// What fcntl answers on a file system that has no such locks.
+bool locksUnsupported(int error) {
+    return error == ENOLCK || error == ENOSYS || error == EOPNOTSUPP || error == EINVAL;
+}
+
 struct flock wholeFile(short type) {
     struct flock range {};
     range.l_type = type;
@@ -79,11 +84,13 @@ bool RunLock::tryLock(std::string const& path, std::string& holder) {
                 return false;
             }
             ::close(fd);
-            throw Error("cannot lock " + file + ": " + systemMessage(error), path,
-                        "a file system with POSIX file locks");
+            if (locksUnsupported(error)) {
+                ::unlink(file.c_str());
+                return true;
+            }
+            throw Error("cannot lock " + file + ": " + systemMessage(error), path);
         }
-        struct stat locked {
-        }, named{};
+        struct stat locked = {}, named = {};
         if (::fstat(fd, &locked) != 0 || ::stat(file.c_str(), &named) != 0 || locked.st_ino != named.st_ino ||
             locked.st_dev != named.st_dev) {
             ::close(fd);
@@ -126,7 +133,8 @@ void WriterLock::lock(std::string const& file) {
     if (::fcntl(fd, F_OFD_SETLK, &range) != 0) {
         int const error = errno;
         ::close(fd);
-        throw Error("cannot lock " + file + ": " + systemMessage(error), file, "a file system with POSIX file locks");
+        if (locksUnsupported(error)) return;
+        throw Error("cannot lock " + file + ": " + systemMessage(error), file);
     }
     m_fd = fd;
 }

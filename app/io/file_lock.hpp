@@ -4,8 +4,9 @@
 // Both are Linux open file description locks (fcntl F_OFD_SETLK): they belong to the open file, so they are released
 // when the process ends however it ends (a kill -9 included), and they are independent of the flock() locks HDF5 takes
 // when a reader opens a netCDF-4 file (a reader of a history being written is never refused). Advisory: they keep
-// Strata runs apart, not other programs. On a file system without such locks (some network mounts) taking one fails
-// with a message, and nothing is written.
+// Strata runs apart, not other programs. On a file system without such locks (Lustre mounted without flock, some
+// FUSE file systems) the run goes on without them: RunLock says so (held() false, and the run prints a note), a
+// WriterLock is not taken, and the checks that need them cannot refuse anything.
 //
 // RunLock: "<path>.lock", created next to a file the run will write (the restart), holding "pid PID on HOST" for the
 // messages of the runs it refuses. Removed when the run ends; a kill leaves the file, unlocked, and the next run takes
@@ -30,8 +31,10 @@ public:
     RunLock& operator=(RunLock const&) = delete;
 
     // Takes "<path>.lock". Returns false, with `holder` saying who ("pid 123 on host n1"), when a live run holds it;
-    // throws strata::Error when the lock file cannot be created or locked.
+    // true when this run holds it, or when the file system has no locks (held() false). Throws strata::Error when
+    // the lock file cannot be created or locked for another reason.
     bool tryLock(std::string const& path, std::string& holder);
+    bool held() const { return m_fd >= 0; }
     void release(); // removes the lock file; also done by the destructor
 
 private:
@@ -49,7 +52,8 @@ public:
     ~WriterLock();
     WriterLock(WriterLock const&) = delete;
     WriterLock& operator=(WriterLock const&) = delete;
-    // Locks `file` (which exists) for as long as this object lives or until release(). Throws strata::Error.
+    // Locks `file` (which exists) for as long as this object lives or until release(); nothing on a file system
+    // without locks. Throws strata::Error when it cannot be opened or locked for another reason.
     void lock(std::string const& file);
     void release();
 

@@ -225,6 +225,9 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         spec.continued = {resumed->historyRunId, resumed->historyRecords, resumed->historyChecksum};
     }
     RunLock const restartLock = lockRestartPath(restartFile, comm); // the first file this run creates
+    if (talk && !restartLock.held())
+        log << "strata: note: the file system of " << restartFile
+            << " has no file locks: nothing keeps another run from writing the same restart\n";
     OutputFile out(comm, spec, decomp.first, decomp.local);
 
     detail::Timers timers([&backend] { core::synchronize(backend); });
