@@ -490,7 +490,7 @@ std::string yamlMachinery(std::string const& valueText) {
         while (parser.HandleNextDocument(finder) && finder.found.empty()) {
         }
     } catch (YAML::Exception const&) {
-        return ""; // a syntax error: reported by the load that follows, with its message
+        return ""; // a syntax error: the load has reported it already
     }
     return finder.found;
 }
@@ -511,9 +511,6 @@ void applyOverride(YAML::Node& root, std::string const& text) {
         fail(where, "'" + printable(path) + "' is not a key path", "dot-separated keys, e.g. grid.vertical.levels");
     YAML::Node value;
     std::string const expectedValue = "a YAML scalar or flow collection, e.g. 60, out/a.nc, [T, q]";
-    if (std::string const found = yamlMachinery(valueText); !found.empty())
-        fail(where, "the value '" + printable(valueText) + "' holds " + found,
-             "a plain value; quote text that starts with %, &, * or !, e.g. --set 'output.path=\"%r.nc\"'");
     try {
         std::vector<YAML::Node> const documents = loadAllDocuments(valueText);
         if (documents.size() > 1)
@@ -522,6 +519,10 @@ void applyOverride(YAML::Node& root, std::string const& text) {
     } catch (YAML::Exception const& e) {
         fail(where, "the value '" + printable(valueText) + "' is not valid YAML: " + printable(e.msg), expectedValue);
     }
+    // After the load, which refuses the texts on which yaml-cpp's parser loops (loadAllDocuments).
+    if (std::string const found = yamlMachinery(valueText); !found.empty())
+        fail(where, "the value '" + printable(valueText) + "' holds " + found,
+             "a plain value; quote text that starts with %, &, * or !, e.g. --set 'output.path=\"%r.nc\"'");
     if (absent(root)) root = YAML::Node(YAML::NodeType::Map);
     if (!root.IsMap()) fail(where, "the configuration is not a map", "a configuration file holding a map of sections");
 
