@@ -130,4 +130,24 @@ add_test(NAME cli_quicklook_not_netcdf
          COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${STRATA_QUICKLOOK};${PROJECT_SOURCE_DIR}/configs/default.yaml"
                  -DEXPECT_CODE=2 "-DEXPECT_OUTPUT=default.yaml: cannot be read as NetCDF"
                  -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
-set_tests_properties(cli_quicklook_missing_file cli_quicklook_not_netcdf PROPERTIES LABELS cli)
+# --out naming an existing file: exit 2 and a message, not a traceback (the latlon case's output as input).
+add_test(NAME cli_quicklook_out_is_a_file
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCOMMAND=${STRATA_QUICKLOOK};${STRATA_CLI_DIR}/quicklook_latlon/default.nc;--out;${PROJECT_SOURCE_DIR}/configs/default.yaml"
+                 -DEXPECT_CODE=2 "-DEXPECT_OUTPUT=--out .*default.yaml: exists and is not a folder"
+                 -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+set_tests_properties(cli_quicklook_out_is_a_file PROPERTIES FIXTURES_REQUIRED cli_quicklook_latlon)
+set_tests_properties(cli_quicklook_missing_file cli_quicklook_not_netcdf cli_quicklook_out_is_a_file
+                     PROPERTIES LABELS cli)
+strata_cli_test(compare_nan_tolerance 2 ARGS compare ${PROJECT_SOURCE_DIR}/data/reference/default.nc
+                ${PROJECT_SOURCE_DIR}/data/reference/default.nc --rtol nan EXPECT "'nan' is not a tolerance")
+
+# Ranks started with different configurations (an MPMD launch: the same file, one rank with another time.days) are
+# refused on every rank with exit 2 before anything runs, instead of stepping different physics or deadlocking.
+add_test(NAME cli_ranks_with_different_configs
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCOMMAND=${MPIEXEC_EXECUTABLE};--oversubscribe;-n;1;$<TARGET_FILE:strata>;validate;${PROJECT_SOURCE_DIR}/configs/default.yaml;:;-n;1;$<TARGET_FILE:strata>;validate;${PROJECT_SOURCE_DIR}/configs/default.yaml;--set;time.days=1"
+                 -DEXPECT_CODE=2 "-DEXPECT_OUTPUT=started with different configurations"
+                 -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+set_tests_properties(cli_ranks_with_different_configs PROPERTIES ENVIRONMENT "${STRATA_MPI_ENV}" PROCESSORS 2
+                     LABELS "cli;mpi")

@@ -17,6 +17,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -51,6 +53,23 @@ void writeManifest(std::string const& manifest, strata::app::RunSummary const& s
     std::error_code ec;
     std::filesystem::rename(partial, manifest, ec);
     if (ec) throw strata::Error("cannot rename " + partial + " to " + manifest + ": " + ec.message());
+}
+
+// Every rank must run the same case: ranks started with different files or arguments (an MPMD launch, a file
+// changed between the ranks' reads) would step different physics side by side, or wait forever in a collective that
+// only some of them reach. A 64-bit FNV-1a hash of the resolved configuration and the run's options, compared.
+void requireSameOnEveryRank(strata::core::Context const& comm, std::string const& what) {
+    uint64_t hash = 14695981039346656037ull;
+    for (unsigned char ch : what)
+        hash = (hash ^ ch) * 1099511628211ull;
+    uint64_t low = hash, high = hash;
+    MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_UINT64_T, MPI_MIN, comm.comm());
+    MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_UINT64_T, MPI_MAX, comm.comm());
+    if (low != high)
+        throw strata::app::ConfigError("the ranks were started with different configurations or arguments",
+                                       "the command line",
+                                       "every rank running the same file with the same --set, "
+                                       "--output and --restart");
 }
 
 } // namespace
@@ -129,6 +148,7 @@ int main(int argc, char** argv) {
                 return 0;
             }
             strata::app::Config const config = strata::app::loadConfig(configPath, overrides);
+            requireSameOnEveryRank(comm, config.resolvedYaml + '\0' + outputDir + '\0' + restartFrom);
             if (validate->parsed()) {
                 auto const memory = strata::app::estimateMemory(config, comm);
                 if (comm.isRoot())
@@ -150,6 +170,17 @@ int main(int argc, char** argv) {
             // `--restart ""` (an unset shell variable) asks for a continuation: not a fresh run.
             if (run->count("--restart") > 0 && restartFrom.empty())
                 throw strata::app::ConfigError("an empty file name", "--restart", "the restart file to continue from");
+            // A control character in a path would split or garble every message that prints it (and the manifest).
+            for (auto const& [option, value] : {std::pair<char const*, std::string const&>{"--output", outputDir},
+                                                {"--restart", restartFrom},
+                                                {"--manifest", manifest}})
+                for (unsigned char ch : value)
+                    if (ch < 0x20 || ch == 0x7f) {
+                        char code[8];
+                        std::snprintf(code, sizeof code, "0x%02x", ch);
+                        throw strata::app::ConfigError(std::string("the path holds a control character (") + code + ")",
+                                                       option, "a path of printable characters");
+                    }
             if (!manifest.empty()) {
                 auto const folder = std::filesystem::absolute(manifest).parent_path();
                 if (!std::filesystem::is_directory(folder) || std::filesystem::is_directory(manifest))

@@ -1,6 +1,7 @@
 // compareFiles: `strata compare A.nc B.nc`, a cprnc for Strata's output; see output.hpp for the criterion.
 #include "app/io/output.hpp"
 
+#include "app/io/detail/classic_size.hpp"
 #include "app/io/detail/netcdf_support.hpp"
 #include "app/io/isolated.hpp"
 #include "core/error.hpp"
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <optional>
@@ -327,6 +329,14 @@ private:
 // Opens a file and lists its variables in definition order; on failure reports and returns false.
 bool open(std::string const& path, OpenFile& f, std::ostream& report) {
     f.path = path;
+    // A cut classic file reads its missing bytes as zeros: found from the header's layout, before any value is read.
+    std::error_code ec;
+    uint64_t const size = std::filesystem::file_size(path, ec);
+    if (auto const need = detail::ClassicHeader::expectedSize(path); !ec && need && size < *need) {
+        report << "compare: cannot read " << path << ": truncated: " << size << " of the " << *need
+               << " bytes its header describes\n";
+        return false;
+    }
     try {
         f.file.open(path, NcFile::read);
         int count = 0;
