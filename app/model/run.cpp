@@ -4,10 +4,12 @@
 #include "core/memory.hpp"
 
 #include <algorithm>
+#include <array>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -197,15 +199,37 @@ std::string historyToContinue(RestartMeta const& meta, std::string const& restar
 
 namespace {
 volatile std::sig_atomic_t stopSignal = 0;
-extern "C" void onStopSignal(int signal) { stopSignal = signal; }
+volatile std::sig_atomic_t restartSignals = 0;
+constexpr int stopSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR2};
+
+extern "C" void onSignal(int signal) {
+    if (signal == SIGUSR1)
+        restartSignals = restartSignals + 1;
+    else if (stopSignal == 0)
+        stopSignal = signal;
+}
 } // namespace
 
-void installStopHandlers() {
-    std::signal(SIGTERM, onStopSignal);
-    std::signal(SIGINT, onStopSignal);
+void installSignalHandlers() {
+    stopSignal = 0;
+    restartSignals = 0;
+    struct sigaction action {};
+    action.sa_handler = onSignal;
+    action.sa_flags = SA_RESTART; // a write or an MPI wait the signal lands in carries on
+    sigemptyset(&action.sa_mask);
+    for (int const signal : stopSignals)
+        sigaddset(&action.sa_mask, signal);
+    sigaddset(&action.sa_mask, SIGUSR1);
+    for (int const signal : stopSignals)
+        ::sigaction(signal, &action, nullptr);
+    ::sigaction(SIGUSR1, &action, nullptr);
 }
 
-int stopSignalReceived() { return stopSignal; }
+SignalsReceived signalsReceived(core::Context const& comm) {
+    std::array<double, 2> received{static_cast<double>(stopSignal), static_cast<double>(restartSignals)};
+    comm.max(received);
+    return {static_cast<int>(received[0]), static_cast<uint64_t>(received[1])};
+}
 
 void checkRestartCompatible(Config const& cfg, RestartMeta const& meta, std::string const& restartFile) {
     Config const old = parseConfig(meta.configYaml, restartFile + " (strata_config)");
@@ -240,6 +264,7 @@ void checkRestartCompatible(Config const& cfg, RestartMeta const& meta, std::str
 inline constexpr uint64_t openmpMinimumCellsPerRank = 32768;
 
 RunSummary runCase(Config const& cfg, core::Context const& comm, RunOptions const& options, std::ostream& log) {
+    installSignalHandlers(); // a signal while the run is set up is answered after its first step
     MemoryEstimate const memory = estimateMemory(cfg, comm);
     checkMemory(memory, comm); // before anything of the run's size is allocated
     if (options.progress && comm.isRoot())

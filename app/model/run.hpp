@@ -45,8 +45,8 @@ RunLock lockRestartPath(std::string const& restartFile, core::Context const& com
 std::string historyToContinue(RestartMeta const& meta, std::string const& restartFile, std::string const& outputPath,
                               core::Context const& comm);
 
-// A run stopped by SIGTERM or SIGINT after finishing its step, writing a restart and closing the history; the CLI
-// exits with 128 + signal.
+// A run stopped by a signal after finishing its step, writing a restart and closing the history; the CLI exits with
+// 128 + signal.
 class StopSignal : public Error {
 public:
     StopSignal(int signal, std::string what) : Error(std::move(what)), m_signal(signal) {}
@@ -55,10 +55,20 @@ public:
 private:
     int m_signal;
 };
-// Installs the SIGTERM and SIGINT handlers (they set a flag the time loop reads after each step) and returns the
-// signal received so far (0: none).
-void installStopHandlers();
-int stopSignalReceived();
+
+// The signals a run answers, each after the step it is in. SIGTERM, SIGINT, SIGHUP and SIGUSR2 stop it: a restart,
+// then the history marked "stopped by signal N", then StopSignal. SIGUSR2 is how scripts/mpirun passes a stop on:
+// Open MPI's mpirun forwards SIGUSR1 and SIGUSR2 to every rank, but answers a SIGTERM, SIGINT or SIGHUP of its own by
+// killing the ranks. SIGUSR1 (a batch system's warning ahead of its time limit) asks for a restart, and the run goes
+// on. The handlers only count: nothing a step does (a NetCDF write, an MPI call) is interrupted.
+struct SignalsReceived {
+    int stop = 0;          // the first stop signal; 0: none
+    uint64_t restarts = 0; // SIGUSR1s
+};
+// Installs the handlers and forgets the signals of an earlier run in this process.
+void installSignalHandlers();
+// What any rank has received so far: every rank answers a signal after the same step. Collective.
+SignalsReceived signalsReceived(core::Context const& comm);
 
 struct RunSummary {
     uint64_t steps = 0;

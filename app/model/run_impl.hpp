@@ -303,22 +303,23 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
             << cfg.time.dt << " s\n";
     }
     // After every step (and before the first): a NaN, an Inf or a value out of its physical range stops the run. The
-    // state that failed is written as the last record, the file is finished, and the run ends with exit 1.
+    // state that failed is written as the last record, the file is finished saying why, and the run ends with exit 1.
     auto checkState = [&] {
         std::optional<typename Model<Backend>::StateViolation> bad;
         timers.time("state check", [&] { bad = model.checkState(); });
         if (!bad) return;
-        writeRecord();
-        timers.time("output", [&] { out.close(); });
         auto const& zc = model.state().grid->centers();
         char text[512];
-        std::snprintf(text, sizeof text,
-                      "state check failed after step %llu (t = %.6g d): %s = %.6g in %s, level %u (z = %.6g m)",
+        std::snprintf(text, sizeof text, "after step %llu (t = %.6g d): %s = %.6g in %s, level %u (z = %.6g m)",
                       static_cast<unsigned long long>(model.stepCount()), model.time() / constants::day,
                       bad->variable.c_str(), bad->value, detail::columnText(horizontal, bad->column).c_str(),
                       bad->level, zc[bad->level]);
-        throw StateError(std::string(text) + "; that state is the last record of " + spec.path, "the model state",
-                         bad->expected);
+        writeRecord();
+        timers.time("output", [&] {
+            out.close("stopped by the state check " + std::string(text) + "; expected " + bad->expected);
+        });
+        throw StateError("state check failed " + std::string(text) + "; that state is the last record of " + spec.path,
+                         "the model state", bad->expected);
     };
 
     // A restart file: the model state, and where the history is and how many records it holds.
@@ -346,7 +347,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
                 << std::flush;
     };
     uint64_t const restartEvery = cfg.restartEvery();
-    installStopHandlers();
+    uint64_t restartsAnswered = 0; // SIGUSR1s a restart was written for
 
     uint64_t first = 1;
     if (resumed) {
@@ -363,19 +364,24 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
         timers.time("physics", [&] { model.step(); });
         checkState();
         if (s % every == 0) writeRecord();
-        if (restartEvery > 0 && s % restartEvery == 0 && s < total) writeRestartFile(out.partialPath());
-        // A batch system's SIGTERM (or ^C): every rank stops after the same step.
-        if (int const signal = static_cast<int>(comm.max(static_cast<double>(stopSignalReceived())))) {
-            timers.time("output", [&] {
-                out.close("stopped by signal " + std::to_string(signal) + " after step " + std::to_string(s) + " of " +
-                          std::to_string(total));
-            });
-            writeRestartFile(spec.path);
-            throw StopSignal(signal, "stopped by signal " + std::to_string(signal) + " after step " +
-                                         std::to_string(s) + " of " + std::to_string(total) + "; history " + spec.path +
-                                         ", restart " + restartFile + " (continue with: strata run " +
-                                         (cfg.sourcePath.empty() ? "CONFIG" : cfg.sourcePath) + " --restart " +
-                                         restartFile + ")");
+        bool const restartDue = restartEvery > 0 && s % restartEvery == 0 && s < total;
+        if (restartDue) writeRestartFile(out.partialPath());
+        // Signals (installSignalHandlers) after the last step: the run's own end follows, with its restart.
+        SignalsReceived const signals = s < total ? signalsReceived(comm) : SignalsReceived{};
+        if (signals.stop != 0 || signals.restarts > restartsAnswered) {
+            restartsAnswered = signals.restarts;
+            if (!restartDue) writeRestartFile(out.partialPath());
+        }
+        if (signals.stop != 0) {
+            // The restart is written before the history says "stopped": a SIGKILL in between (a grace that ran out)
+            // leaves a restart whose history is the temporary file, never a stopped history without its restart.
+            std::string const why = "stopped by signal " + std::to_string(signals.stop) + " after step " +
+                                    std::to_string(s) + " of " + std::to_string(total);
+            timers.time("output", [&] { out.close(why); });
+            throw StopSignal(signals.stop, why + "; history " + spec.path + ", restart " + restartFile +
+                                               " (continue with: strata run " +
+                                               (cfg.sourcePath.empty() ? "CONFIG" : cfg.sourcePath) + " --restart " +
+                                               restartFile + ")");
         }
         if (talk && (s % progressEvery == 0 || s == total)) {
             double const wall = std::chrono::duration<double>(Clock::now() - loopStart).count();

@@ -19,6 +19,40 @@ same() { # same A B: both files identical bit for bit
   "$strata" compare --bfb "$1" "$2" >"$dir/compare.log" 2>&1 || { cat "$dir/compare.log"; fail "$1 differs from $2"; }
 }
 steps() { echo --set time.days= --set "time.steps=$1"; }
+await() { # await FILE REGEX: until a line of FILE matches (10 s at most)
+  for _ in $(seq 1 200); do
+    grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+run_status() { ncdump -h "$1" 2>/dev/null | sed -n 's/^\t\t:strata_run_status = "\(.*\)" ;$/\1/p'; }
+# stop_and_continue SIGNAL CODE NUMBER [LAUNCHER...]: a run of 288 steps (started through LAUNCHER) gets SIGNAL once it
+# is stepping. It must exit CODE, say where its history and restart are, leave a history that says "stopped by signal
+# NUMBER"; continued, it ends identical to the straight run.
+stop_and_continue() {
+  local signal=$1 code=$2 number=$3 status
+  shift 3
+  local long=(--set grid.horizontal.nlat=16 --set grid.horizontal.nlon=32)
+  run straight "$strata" run "$config" "${long[@]}" $(steps 288) || fail "the straight run failed"
+  "$@" "$strata" run "$config" "${long[@]}" $(steps 288) --output "$dir/stopped" >"$dir/stopped.log" 2>&1 &
+  local pid=$!
+  await "$dir/stopped.log" "^step " || fail "the run did not start: $(tail -3 "$dir/stopped.log")"
+  kill -s "$signal" $pid
+  wait $pid
+  local got=$?
+  tail -2 "$dir/stopped.log"
+  [ $got = "$code" ] || fail "exit $got after SIG$signal, expected $code"
+  grep -Eq "stopped by signal $number after step [0-9]+ of 288; history .*default.nc, restart .*default.restart.nc" \
+    "$dir/stopped.log" || fail "no message saying where the history and the restart are"
+  status=$(run_status "$dir/stopped/default.nc")
+  [[ $status == "stopped by signal $number after step "* ]] || fail "the history says '$status'"
+  run stopped "$strata" run "$config" "${long[@]}" $(steps 288) --restart "$dir/stopped/default.restart.nc" ||
+    fail "the continuation failed: $(tail -3 "$dir/stopped.log")"
+  status=$(run_status "$dir/stopped/default.nc")
+  [ "$status" = completed ] || fail "the continued history says '$status'"
+  same "$dir/stopped/default.nc" "$dir/straight/default.nc"
+}
 
 case $case in
 ers)
@@ -67,30 +101,81 @@ interval)
   same "$dir/killed/default.nc" "$dir/straight/default.nc"
   ;;
 signal)
-  # SIGTERM: the run finishes its step, closes the history, writes a restart, says where, exits 143; continued,
-  # it ends identical to the straight run.
+  # SIGTERM: the run finishes its step, writes a restart, closes the history, says where, exits 143.
+  stop_and_continue TERM 143 15
+  ;;
+sighup)
+  # SIGHUP (a closed terminal or session) stops the run as SIGTERM does.
+  stop_and_continue HUP 129 1
+  ;;
+sigterm_then_kill)
+  # SIGTERM, then SIGKILL before the stop is done (a grace too short): killed the moment the history appears at its
+  # path, and at delays after the SIGTERM. A history that says "stopped" needs its restart; whatever restart is left
+  # continues to a history identical to the straight run.
   long=(--set grid.horizontal.nlat=16 --set grid.horizontal.nlon=32)
   run straight "$strata" run "$config" "${long[@]}" $(steps 288) || fail "the straight run failed"
-  "$strata" run "$config" "${long[@]}" $(steps 288) --output "$dir/stopped" >"$dir/stopped.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 1 200); do
-    grep -q "^step " "$dir/stopped.log" 2>/dev/null && break
-    sleep 0.05
+  for delay in renamed 0 0.002 0.01 0.03; do
+    name=k_$delay
+    "$strata" run "$config" "${long[@]}" $(steps 288) --output "$dir/$name" >"$dir/$name.log" 2>&1 &
+    pid=$!
+    await "$dir/$name.log" "^step " || fail "the run did not start: $(tail -3 "$dir/$name.log")"
+    kill -TERM $pid
+    if [ $delay = renamed ]; then
+      until [ -e "$dir/$name/default.nc" ] || ! kill -0 $pid 2>/dev/null; do :; done
+    else
+      sleep $delay
+    fi
+    kill -KILL $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    history=$(ls "$dir/$name"/default.nc "$dir/$name"/default.nc.*.partial 2>/dev/null | head -1)
+    status=$(run_status "$history")
+    restart=$(ls "$dir/$name/default.restart.nc" 2>/dev/null)
+    echo "killed $delay after SIGTERM: ${history##*/} says '$status'; restart: ${restart:-none}"
+    if [ -e "$dir/$name/default.restart.nc" ]; then
+      run "$name" "$strata" run "$config" "${long[@]}" $(steps 288) --restart "$dir/$name/default.restart.nc" ||
+        fail "killed $delay after SIGTERM: the continuation failed: $(tail -3 "$dir/$name.log")"
+      same "$dir/$name/default.nc" "$dir/straight/default.nc"
+    else
+      case $status in stopped*) fail "killed $delay after SIGTERM: the history says '$status', and no restart" ;; esac
+    fi
   done
-  kill -TERM $pid
+  ;;
+sigusr1)
+  # SIGUSR1 (a batch system's warning ahead of the time limit): a restart after the step the run is in, and the run
+  # goes on to its end (exit 0, a history identical to the straight run); continued, that restart gives the same.
+  long=(--set grid.horizontal.nlat=16 --set grid.horizontal.nlon=32)
+  run straight "$strata" run "$config" "${long[@]}" $(steps 576) || fail "the straight run failed"
+  "$strata" run "$config" "${long[@]}" $(steps 576) --output "$dir/warned" >"$dir/warned.log" 2>&1 &
+  pid=$!
+  await "$dir/warned.log" "^step " || fail "the run did not start: $(tail -3 "$dir/warned.log")"
+  kill -USR1 $pid
+  # The run overwrites that restart with its last one at the end: a copy, taken as soon as it is there.
+  until [ -e "$dir/warned/default.restart.nc" ] || ! kill -0 $pid 2>/dev/null; do :; done
+  cp "$dir/warned/default.restart.nc" "$dir/warned.restart.nc" 2>/dev/null
   wait $pid
   code=$?
-  tail -2 "$dir/stopped.log"
-  [ $code = 143 ] || fail "exit $code after SIGTERM, expected 143"
-  grep -Eq "stopped by signal 15 after step [0-9]+ of 288; history .*default.nc, restart .*default.restart.nc" \
-    "$dir/stopped.log" || fail "no message saying where the history and the restart are"
-  header=$(ncdump -h "$dir/stopped/default.nc")
-  echo "$header" | grep -q 'strata_run_status = "stopped by signal 15' || fail "the history does not say it stopped"
-  run stopped "$strata" run "$config" "${long[@]}" $(steps 288) --restart "$dir/stopped/default.restart.nc" ||
-    fail "the continuation failed: $(tail -3 "$dir/stopped.log")"
-  header=$(ncdump -h "$dir/stopped/default.nc")
-  echo "$header" | grep -q 'strata_run_status = "completed"' || fail "the history does not say it completed"
-  same "$dir/stopped/default.nc" "$dir/straight/default.nc"
+  [ $code = 0 ] || fail "exit $code after SIGUSR1, expected 0: $(tail -3 "$dir/warned.log")"
+  step=$(sed -n 's/^restart .* at step \([0-9]*\) .*/\1/p' "$dir/warned.log" | head -1)
+  [ -n "$step" ] && [ "$step" != 576 ] || fail "no restart before the end"
+  copied=$(ncdump -h "$dir/warned.restart.nc" 2>/dev/null | sed -n 's/^\t\t:step = \([0-9]*\)\. ;$/\1/p')
+  [ "$copied" = "$step" ] || fail "the copy is not the restart of step $step (step '$copied')"
+  status=$(run_status "$dir/warned/default.nc")
+  [ "$status" = completed ] || fail "the history says '$status'"
+  same "$dir/warned/default.nc" "$dir/straight/default.nc"
+  run continued "$strata" run "$config" "${long[@]}" $(steps 576) --restart "$dir/warned.restart.nc" ||
+    fail "the continuation from step $step failed: $(tail -3 "$dir/continued.log")"
+  same "$dir/continued/default.nc" "$dir/straight/default.nc"
+  ;;
+state_check_status)
+  # A run the state check stops (exit 1) says why in its history: the step, the variable, where.
+  run bad "$strata" run "$config" --set grid.horizontal.nlat=2 --set grid.horizontal.nlon=4 $(steps 36) \
+    --set processes.vertical_diffusion.surface_heat_flux=1e30
+  code=$?
+  tail -1 "$dir/bad.log"
+  [ $code = 1 ] || fail "exit $code, expected 1"
+  status=$(run_status "$dir/bad/default.nc")
+  expected='^stopped by the state check after step 1 \(t = .*\): T = .* in column .*, level 0 .*; expected .*K$'
+  [[ $status =~ $expected ]] || fail "the history says '$status'"
   ;;
 bad_files)
   run good "$strata" run "$config" $(steps 36) || fail "the run failed"
