@@ -108,6 +108,13 @@ sighup)
   # SIGHUP (a closed terminal or session) stops the run as SIGTERM does.
   stop_and_continue HUP 129 1
   ;;
+signal_mpirun)
+  # SIGTERM to scripts/mpirun (the README's launcher), not to the ranks: Open MPI's mpirun answers a SIGTERM of its
+  # own by killing the ranks a second later, so the script passes the stop on as SIGUSR2 (signal 12), which mpirun
+  # forwards to every rank; the ranks write the restart, and the job exits 143. (Run as outside a batch job, where
+  # the script would lengthen mpirun's kill sequence, which mpirun waits out after a stop: the test's time.)
+  stop_and_continue TERM 143 12 env -u SLURM_JOB_ID -u PBS_JOBID -u LSB_JOBID "$source/scripts/mpirun" -n 2
+  ;;
 sigterm_then_kill)
   # SIGTERM, then SIGKILL before the stop is done (a grace too short): killed the moment the history appears at its
   # path, and at delays after the SIGTERM. A history that says "stopped" needs its restart; whatever restart is left
