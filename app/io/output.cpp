@@ -21,6 +21,7 @@
 #include <random>
 #include <set>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <system_error>
 #include <unistd.h>
@@ -217,7 +218,8 @@ std::string spaceNote(std::string const& file) {
     struct statvfs st {};
     if (::statvfs(dir.c_str(), &st) != 0) return "";
     uint64_t const free = static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
-    if (free >= (uint64_t{1} << 20)) return "";
+    // A file system without blocks (/proc, /sys) is not full: its "0 free" says nothing about the failure.
+    if (free >= (uint64_t{1} << 20) || st.f_blocks == 0) return "";
     return "; the file system holding " + dir.string() + " has " + std::to_string(free) +
            " bytes free: no space left on device";
 }
@@ -660,6 +662,18 @@ void checkWriteTarget(std::string const& path, std::string const& configPath, st
                               (error == EROFS ? std::string("is on a read-only file system")
                                               : "cannot be written in: " + std::string(std::strerror(error))),
                           key, "a path in a folder this run may create files in (for " + path + ")");
+    }
+    // The kernel's own file systems pass access() for root, then refuse to create any file in them.
+    struct statfs kind {};
+    if (::statfs(folder.c_str(), &kind) == 0) {
+        static constexpr std::pair<long, char const*> pseudo[] = {
+            {0x9fa0, "proc"},        {0x62656572, "sysfs"},      {0x63677270, "cgroup2"}, {0x27e0eb, "cgroup"},
+            {0x64626720, "debugfs"}, {0x73636673, "securityfs"}, {0x74726163, "tracefs"}};
+        for (auto const& [magic, name] : pseudo)
+            if (static_cast<long>(kind.f_type) == magic)
+                throw ConfigError("'" + folder.string() + "' is on the kernel's " + name +
+                                      " file system, where no file can be created",
+                                  key, "a path on a file system that stores files (for " + path + ")");
     }
     long const nameMax = ::pathconf(folder.c_str(), _PC_NAME_MAX);
     std::size_t const longest = nameMax > 0 ? static_cast<std::size_t>(nameMax) : NAME_MAX;

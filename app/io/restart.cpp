@@ -191,7 +191,16 @@ namespace {
 
 // checkSeal false: the caller has checked it (on rank 0, for every rank).
 RestartMeta readMeta(std::string const& path, bool checkSeal) {
-    if (!fs::is_regular_file(path)) throw RestartError("no such file", path, "a restart file written by strata run");
+    std::error_code ec;
+    fs::file_status const st = fs::status(path, ec);
+    if (st.type() == fs::file_type::not_found)
+        throw RestartError("no such file", path, "a restart file written by strata run");
+    if (st.type() != fs::file_type::regular)
+        throw RestartError(st.type() == fs::file_type::directory ? "is a directory"
+                           : st.type() == fs::file_type::fifo    ? "is a FIFO"
+                           : st.type() == fs::file_type::none    ? "cannot be examined: " + ec.message()
+                                                                 : "is not a regular file (a device or socket)",
+                           path, "a restart file written by strata run");
     if (checkSeal) checkSealed(path);
     try {
         NcFile f(path, NcFile::read);

@@ -199,6 +199,8 @@ bad_files)
   expect "restart error: .*truncated.nc: no seal at its end" --restart "$dir/truncated.nc"
   expect "restart error: .*good/default.nc: no seal at its end" --restart "$dir/good/default.nc" # a history
   expect "restart error: .*nothing.nc: no such file" --restart "$dir/nothing.nc"
+  mkfifo "$dir/fifo.nc" && expect "restart error: .*fifo.nc: is a FIFO" --restart "$dir/fifo.nc"
+  mkdir -p "$dir/folder.nc" && expect "restart error: .*folder.nc: is a directory" --restart "$dir/folder.nc"
   expect "grid.horizontal: differs from the run that wrote" --restart "$r" --set grid.horizontal.nlat=6
   expect "time.dt: differs from the run that wrote" --restart "$r" --set time.dt=300 --set output.interval=3600
   expect "processes.held_suarez: differs" --restart "$r" --set processes.held_suarez.ka=0.03
