@@ -75,6 +75,7 @@ void requireSameOnEveryRank(strata::core::Context const& comm, std::string const
 } // namespace
 
 int main(int argc, char** argv) {
+    strata::app::deferStopSignals(); // before MPI starts its threads, which inherit the mask
     std::string const history = commandLine(argc, argv);
     CLI::App cli{"Strata: a column-physics mini-app built on a shared-memory column-stencil kernel layer"};
     cli.set_version_flag("--version", std::string(strata::app::version) + " (git " + strata::app::gitHash + ")");
@@ -124,6 +125,7 @@ int main(int argc, char** argv) {
         return code == 0 ? 0 : 2;
     }
 
+    if (!run->parsed()) strata::app::releaseStopSignals(); // only a run answers them with a restart
     if (cmp->parsed()) {
         try {
             if (!tolerances.empty()) strata::app::readToleranceFile(compare, tolerances);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -210,6 +211,27 @@ extern "C" void onSignal(int signal) {
 }
 } // namespace
 
+namespace {
+sigset_t runSignals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int const signal : stopSignals)
+        sigaddset(&set, signal);
+    sigaddset(&set, SIGUSR1);
+    return set;
+}
+} // namespace
+
+void deferStopSignals() {
+    sigset_t const set = runSignals();
+    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void releaseStopSignals() {
+    sigset_t const set = runSignals();
+    ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
 void installSignalHandlers() {
     stopSignal = 0;
     restartSignals = 0;
@@ -223,6 +245,7 @@ void installSignalHandlers() {
     for (int const signal : stopSignals)
         ::sigaction(signal, &action, nullptr);
     ::sigaction(SIGUSR1, &action, nullptr);
+    releaseStopSignals(); // a held signal is delivered now, to the handler
 }
 
 SignalsReceived signalsReceived(core::Context const& comm) {

@@ -65,8 +65,14 @@ struct SignalsReceived {
     int stop = 0;          // the first stop signal; 0: none
     uint64_t restarts = 0; // SIGUSR1s
 };
-// Installs the handlers and forgets the signals of an earlier run in this process.
+// Installs the handlers and forgets the signals of an earlier run in this process, then lets through the signals
+// deferStopSignals held: a stop that came while the process started is answered after the run's first step.
 void installSignalHandlers();
+// Holds the run's signals (blocked: pending, not lost) from the start of the program until installSignalHandlers,
+// so that a stop arriving while MPI starts or the configuration is read does not kill a rank by the signal's default
+// action, leaving no restart. releaseStopSignals gives them their default action back (the other subcommands).
+void deferStopSignals();
+void releaseStopSignals();
 // What any rank has received so far: every rank answers a signal after the same step. Collective.
 SignalsReceived signalsReceived(core::Context const& comm);
 

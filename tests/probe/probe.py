@@ -171,7 +171,7 @@ class Probe:
         cmd = [self.mpirun, "-n", "2", self.strata, "run", str(self.config), "--output", str(d)] + \
             self.sets(steps, *big)
         job = subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        delay = self.rng.uniform(0.3, 4.0)
+        delay = self.rng.uniform(0.05, 4.0)  # from before the ranks can answer a signal
         time.sleep(delay)
         job.send_signal(signal.SIGTERM)
         try:

@@ -37,7 +37,11 @@ stop_and_continue() {
   run straight "$strata" run "$config" "${long[@]}" $(steps 288) || fail "the straight run failed"
   "$@" "$strata" run "$config" "${long[@]}" $(steps 288) --output "$dir/stopped" >"$dir/stopped.log" 2>&1 &
   local pid=$!
-  await "$dir/stopped.log" "^step " || fail "the run did not start: $(tail -3 "$dir/stopped.log")"
+  if [ "${early:-0}" = 1 ]; then
+    sleep 0.05 # while MPI starts and the configuration is read: the signal is held until the run can answer it
+  else
+    await "$dir/stopped.log" "^step " || fail "the run did not start: $(tail -3 "$dir/stopped.log")"
+  fi
   kill -s "$signal" $pid
   wait $pid
   local got=$?
@@ -114,6 +118,11 @@ signal_mpirun)
   # forwards to every rank; the ranks write the restart, and the job exits 143. (Run as outside a batch job, where
   # the script would lengthen mpirun's kill sequence, which mpirun waits out after a stop: the test's time.)
   stop_and_continue TERM 143 12 env -u SLURM_JOB_ID -u PBS_JOBID -u LSB_JOBID "$source/scripts/mpirun" -n 2
+  ;;
+signal_mpirun_early)
+  # The same stop 50 ms after the launch, before strata has set up its handlers: the ranks hold the signal (it
+  # killed a rank by its default action, leaving no restart), then stop after their first step.
+  early=1 stop_and_continue TERM 143 12 env -u SLURM_JOB_ID -u PBS_JOBID -u LSB_JOBID "$source/scripts/mpirun" -n 2
   ;;
 sigterm_then_kill)
   # SIGTERM, then SIGKILL before the stop is done (a grace too short): killed the moment the history appears at its
