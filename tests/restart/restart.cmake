@@ -5,8 +5,8 @@
 # restart, and the run goes on), the state check's stop named in the history, bad restart files, and the history
 # a continuation appends to: another run's, one left under its temporary name, continued twice, still being written,
 # its attributes, missing.
-foreach(case ers erp interval signal sighup signal_mpirun signal_mpirun_early sigterm_then_kill sigusr1 state_check_status
-             bad_files foreign_history killed_before_rename twice live_writer attributes missing_history)
+foreach(case ers erp interval signal sighup signal_mpirun signal_mpirun_early sigterm_then_kill sigusr1
+             state_check_status bad_files foreign_history killed_before_rename twice live_writer attributes missing_history)
   add_test(NAME restart_${case}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/restart/restart.sh $<TARGET_FILE:strata> ${MPIEXEC_EXECUTABLE}
                    ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/restart ${case})
