@@ -77,14 +77,6 @@ uint64_t checksumTerm(uint64_t key, uint64_t record, uint64_t index, uint64_t bi
 uint64_t valueBits(double x) { return std::bit_cast<uint64_t>(x); }
 uint64_t valueBits(float x) { return std::bit_cast<uint32_t>(x); }
 
-std::string textAttribute(NcFile const& f, std::string const& name) {
-    auto const att = f.getAtt(name);
-    if (att.isNull()) return "";
-    std::string value;
-    att.getValues(value);
-    return value;
-}
-
 // The checksum of records [0, records) of every record variable of `source`, read a slab at a time (one level of a
 // data variable, one record of the others: never a whole global field). With `copy`, each slab is also written to the
 // variable of the same name and type in `copy`, which must have every record variable `source` has.
@@ -378,8 +370,8 @@ void OutputFile::Impl::create() {
     }
     // A continuation: a new file with this run's attributes, the earlier history's run id, history lines and records.
     NcFile const source(spec.appendFrom, NcFile::read);
-    runId = textAttribute(source, "strata_run_id");
-    define(textAttribute(source, "history"));
+    runId = detail::globalText(source, "strata_run_id");
+    define(detail::globalText(source, "history"));
     copyContinued(source);
 }
 
@@ -589,7 +581,7 @@ HistoryIdentity readHistoryIdentity(std::string const& path, uint64_t records) {
         if (have < records)
             throw Error("holds " + std::to_string(have) + " records", path,
                         "at least the " + std::to_string(records) + " the restart was made after");
-        return {textAttribute(file, "strata_run_id"), records, checksumOfRecords(file, path, records, nullptr)};
+        return {detail::globalText(file, "strata_run_id"), records, checksumOfRecords(file, path, records, nullptr)};
     } catch (netCDF::exceptions::NcException const& e) {
         throw Error("cannot be read: " + detail::netcdfMessage(e), path, "a history written by strata run");
     }

@@ -61,14 +61,6 @@ void fsyncPath(std::string const& path, bool directory) {
 
 std::string dimName(uint32_t perColumn) { return "n" + std::to_string(perColumn); }
 
-std::string textAttribute(NcFile const& f, std::string const& name) {
-    auto const att = f.getAtt(name);
-    if (att.isNull()) return "";
-    std::string value;
-    att.getValues(value);
-    return value;
-}
-
 double numberAttribute(NcFile const& f, std::string const& name) {
     auto const att = f.getAtt(name);
     if (att.isNull() || att.getAttLength() != 1) throw RestartError("no attribute " + name);
@@ -214,17 +206,17 @@ RestartMeta readMeta(std::string const& path, bool checkSeal) {
             throw RestartError("restart format " + std::to_string(version), path,
                                "format " + std::to_string(formatVersion) + " (this Strata version)");
         RestartMeta m;
-        m.version = textAttribute(f, "strata_version");
-        m.gitHash = textAttribute(f, "strata_git");
-        m.configYaml = textAttribute(f, "strata_config");
-        m.historyPath = textAttribute(f, "history_path");
+        m.version = detail::globalText(f, "strata_version");
+        m.gitHash = detail::globalText(f, "strata_git");
+        m.configYaml = detail::globalText(f, "strata_config");
+        m.historyPath = detail::globalText(f, "history_path");
         m.step = static_cast<uint64_t>(numberAttribute(f, "step"));
         m.time = numberAttribute(f, "time");
         m.lastOutput = numberAttribute(f, "last_output_time");
         m.historyRecords = static_cast<uint64_t>(numberAttribute(f, "history_records"));
-        m.historyFinalPath = textAttribute(f, "history_final_path");
-        m.historyRunId = textAttribute(f, "history_run_id");
-        m.historyChecksum = std::strtoull(textAttribute(f, "history_checksum").c_str(), nullptr, 16);
+        m.historyFinalPath = detail::globalText(f, "history_final_path");
+        m.historyRunId = detail::globalText(f, "history_run_id");
+        m.historyChecksum = std::strtoull(detail::globalText(f, "history_checksum").c_str(), nullptr, 16);
         return m;
     } catch (RestartError const&) {
         throw;
