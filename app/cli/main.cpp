@@ -74,8 +74,12 @@ void requireSameOnEveryRank(strata::core::Context const& comm, std::string const
 
 } // namespace
 
+// Before any other code of the program (static constructors included): the sooner the run's signals are held, the
+// shorter the moment after exec in which a stop kills the process by the signal's default action.
+__attribute__((constructor)) void holdStopSignalsFromTheStart() { strata::app::deferStopSignals(); }
+
 int main(int argc, char** argv) {
-    strata::app::deferStopSignals(); // before MPI starts its threads, which inherit the mask
+    strata::app::deferStopSignals(); // again: before MPI starts its threads, which inherit the mask
     std::string const history = commandLine(argc, argv);
     CLI::App cli{"Strata: a column-physics mini-app built on a shared-memory column-stencil kernel layer"};
     cli.set_version_flag("--version", std::string(strata::app::version) + " (git " + strata::app::gitHash + ")");

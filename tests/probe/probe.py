@@ -5,10 +5,12 @@ something that is not the run's to replace, and continuations onto histories tha
 
 Usage: probe.py STRATA MPIRUN SOURCE_DIR WORK_DIR [--cases N] [--seed S] [--only CLASS,...]
 
-Every case ends in one of these outcomes; only the first three are allowed:
+Every case ends in one of these outcomes; only the first four are allowed:
   refused     exit 2 with a message, and nothing of the user's changed
   correct     exit 0 (or a stop and a continuation) with a history identical bit for bit to the uninterrupted run's
   stopped     exit 143 with a restart that continues to the uninterrupted run's history
+  not started exit 143 from a stop that came before the run began (within milliseconds of the launch, before the
+              program could hold the signal), having written nothing: nothing to continue, nothing lost
   WRONG       exit 0 with a history that differs from the uninterrupted run's (a wrong success)
   LOST        a file of the user's changed or gone, or a stop that left no restart to continue from
   CRASH       killed by a signal (a segmentation fault) or any other exit code
@@ -28,7 +30,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-ALLOWED = {"refused", "correct", "stopped"}
+ALLOWED = {"refused", "correct", "stopped", "not started"}
 LIMIT = 120  # seconds a run may take before it counts as a hang
 
 
@@ -160,7 +162,7 @@ class Probe:
     def stop(self):
         """SIGTERM to the MPI launcher at a random moment: the job ends (0) with the whole history, or stops (143)
         with a restart that continues to it."""
-        steps = 144
+        steps = 576  # long enough (a few seconds) that most stops land while it steps
         big = ["grid.horizontal.nlat=16", "grid.horizontal.nlon=32"]
         d = self.case_dir("stop")
         ref = self.work / "reference-stop"
@@ -185,8 +187,9 @@ class Probe:
             outcome = "correct" if self.identical(d / "default.nc", ref / "default.nc") else "WRONG"
         elif job.returncode == 143:
             restart = d / "default.restart.nc"
+            written = [p.name for p in d.iterdir() if p.name.startswith("default.")]
             if not restart.exists():
-                outcome = "LOST"
+                outcome = "not started" if not written else "LOST"
             else:
                 code, more = self.run(["run", str(self.config), "--output", str(d), "--restart", str(restart)]
                                       + self.sets(steps, *big), d)
