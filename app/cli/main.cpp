@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <new>
 #include <sstream>
 #include <string>
@@ -55,9 +56,15 @@ void writeManifest(std::string const& manifest, strata::app::RunSummary const& s
     if (ec) throw strata::Error("cannot rename " + partial + " to " + manifest + ": " + ec.message());
 }
 
+// A file's bytes ("" when it cannot be read: the loader then says why, on every rank alike).
+std::string fileBytes(std::string const& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 // Every rank must run the same case: ranks started with different files or arguments (an MPMD launch, a file
 // changed between the ranks' reads) would step different physics side by side, or wait forever in a collective that
-// only some of them reach. A 64-bit FNV-1a hash of the resolved configuration and the run's options, compared.
+// only some of them reach. A 64-bit FNV-1a hash of the configuration file, the overrides and the options, compared.
 void requireSameOnEveryRank(strata::core::Context const& comm, std::string const& what) {
     uint64_t hash = 14695981039346656037ull;
     for (unsigned char ch : what)
@@ -153,8 +160,14 @@ int main(int argc, char** argv) {
                 if (comm.isRoot()) std::cout << text.str() << "mpi ranks: " << comm.size() << "\n";
                 return 0;
             }
+            // Before loading: a file that one rank cannot read must not leave the others waiting in the comparison.
+            std::string invocation = fileBytes(configPath);
+            for (auto const& text : overrides)
+                invocation += '\0' + text;
+            for (std::string const* text : {&outputDir, &restartFrom, &manifest})
+                invocation += '\0' + *text;
+            requireSameOnEveryRank(comm, invocation);
             strata::app::Config const config = strata::app::loadConfig(configPath, overrides);
-            requireSameOnEveryRank(comm, config.resolvedYaml + '\0' + outputDir + '\0' + restartFrom);
             if (validate->parsed()) {
                 auto const memory = strata::app::estimateMemory(config, comm);
                 if (comm.isRoot())
@@ -187,9 +200,14 @@ int main(int argc, char** argv) {
                         throw strata::app::ConfigError(std::string("the path holds a control character (") + code + ")",
                                                        option, "a path of printable characters");
                     }
-            if (!manifest.empty()) {
-                auto const folder = std::filesystem::absolute(manifest).parent_path();
-                if (!std::filesystem::is_directory(folder) || std::filesystem::is_directory(manifest))
+            if (!manifest.empty()) { // rank 0 writes it: rank 0 looks, and every rank follows its verdict
+                int writable = 0;
+                if (comm.isRoot()) {
+                    auto const folder = std::filesystem::absolute(manifest).parent_path();
+                    writable = std::filesystem::is_directory(folder) && !std::filesystem::is_directory(manifest);
+                }
+                MPI_Bcast(&writable, 1, MPI_INT, 0, comm.comm());
+                if (!writable)
                     throw strata::app::ConfigError("'" + manifest + "' cannot be written", "--manifest",
                                                    "a file path in an existing folder");
             }

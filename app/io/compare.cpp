@@ -177,11 +177,11 @@ public:
         Tolerance const own = it == m_options.perVariable.end() ? Tolerance{} : it->second;
         m_rtol = own.rtol.value_or(m_options.rtol);
         m_atol = own.atol.value_or(m_options.atol);
-        std::vector<Dimension> const dims = dimensionsOf(*va);
-        if (!sameShape(dims, dimensionsOf(*vb))) {
-            r.note = "A " + describe(dims) + " vs B " + describe(dimensionsOf(*vb));
-            if (!m_options.commonTimes && !dims.empty() && dims[0].name == m_recordDim &&
-                dimensionsOf(*vb)[0].name == m_recordDim)
+        std::vector<Dimension> const dims = dimensionsOf(*va), dimsB = dimensionsOf(*vb);
+        if (!sameShape(dims, dimsB)) {
+            r.note = "A " + describe(dims) + " vs B " + describe(dimsB);
+            if (!m_options.commonTimes && !dims.empty() && !dimsB.empty() && dims[0].name == m_recordDim &&
+                dimsB[0].name == m_recordDim)
                 r.note += " (--common-times compares the records of the times both hold)";
             return fail(r, "DIMS DIFFER");
         }
@@ -445,9 +445,10 @@ std::optional<std::string> unknownVariable(CompareOptions const& options, OpenFi
 
 // The records of the times both files hold, matched by value (each file's times increase).
 std::optional<RecordPairs> commonRecords(OpenFile const& a, OpenFile const& b) {
+    // The times of the records: `time` along the record dimension, or none (then nothing is paired).
     auto times = [](OpenFile const& f) {
         std::vector<double> t;
-        if (auto const v = f.find("time"); v && v->getDimCount() == 1) {
+        if (auto const v = f.find("time"); v && v->getDimCount() == 1 && v->getDims()[0].isUnlimited()) {
             t.resize(v->getDims()[0].getSize());
             if (!t.empty()) v->getVar(t.data());
         }

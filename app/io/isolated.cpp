@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <streambuf>
 #include <sys/wait.h>
@@ -68,7 +69,12 @@ IsolatedResult runIsolated(std::ostream& out, std::function<int(std::ostream&)> 
         ::close(fds[0]);
         FdBuffer buffer(fds[1]);
         std::ostream stream(&buffer);
-        int const code = work(stream); // an exception escaping it ends the child with SIGABRT
+        int code = 2;
+        try {
+            code = work(stream);
+        } catch (...) { // never unwind into the caller's code: the child must end here
+            ::abort();
+        }
         ::_exit(code & 0xff);
     }
     ::close(fds[1]);

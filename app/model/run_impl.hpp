@@ -173,7 +173,7 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     detail::checkInitialState(model, horizontal);
     std::optional<RestartMeta> resumed;
     if (!options.restartFrom.empty()) {
-        resumed = readRestartMeta(options.restartFrom);
+        resumed = readRestartMeta(comm, options.restartFrom); // rank 0 checks the seal, every rank agrees
         checkRestartCompatible(cfg, *resumed, options.restartFrom);
         auto const entries = model.restartEntries();
         readRestart(comm, options.restartFrom, entries, decomp.first, decomp.local, horizontal.columns());

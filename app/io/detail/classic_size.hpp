@@ -52,7 +52,19 @@ private:
         if (bytes > (uint64_t{1} << 40) || !m_in.seekg(static_cast<std::streamoff>(bytes), std::ios::cur))
             throw Malformed{};
     }
-    static uint64_t padded(uint64_t n) { return (n + 3) / 4 * 4; }
+    // Sizes from a damaged header can be anything: a product or sum that wraps around is a malformed header, not a
+    // small file size.
+    static uint64_t mul(uint64_t a, uint64_t b) {
+        uint64_t r = 0;
+        if (__builtin_mul_overflow(a, b, &r)) throw Malformed{};
+        return r;
+    }
+    static uint64_t add(uint64_t a, uint64_t b) {
+        uint64_t r = 0;
+        if (__builtin_add_overflow(a, b, &r)) throw Malformed{};
+        return r;
+    }
+    static uint64_t padded(uint64_t n) { return add(n, 3) / 4 * 4; }
     void skipName() { skip(padded(count())); }
 
     static uint64_t typeSize(uint64_t type) {
@@ -79,7 +91,7 @@ private:
         for (uint64_t a = 0; a < n; ++a) {
             skipName();
             uint64_t const type = big(4);
-            skip(padded(count() * typeSize(type)));
+            skip(padded(mul(count(), typeSize(type))));
         }
     }
 
@@ -115,10 +127,10 @@ private:
                     if (dims[id] == 0 && r == 0)
                         record = true;
                     else
-                        elements *= dims[id];
+                        elements = mul(elements, dims[id]);
                 }
                 skipAttributes();
-                uint64_t const bytes = elements * typeSize(big(4));
+                uint64_t const bytes = mul(elements, typeSize(big(4)));
                 count(); // vsize: recomputed above (it saturates for variables over 4 GiB)
                 uint64_t const begin = big(m_version == 1 ? 4 : 8);
                 vars.push_back({bytes, begin, record});
@@ -127,15 +139,15 @@ private:
         // One record holds every record variable, each padded to 4 bytes, unless there is only one.
         uint64_t recordSize = 0, recordVars = 0;
         for (Var const& v : vars)
-            if (v.record) recordSize += padded(v.bytes), ++recordVars;
+            if (v.record) recordSize = add(recordSize, padded(v.bytes)), ++recordVars;
         if (recordVars == 1)
             for (Var const& v : vars)
                 if (v.record) recordSize = v.bytes;
         uint64_t end = 0;
         for (Var const& v : vars) {
-            uint64_t const last = !v.record      ? v.begin + v.bytes
+            uint64_t const last = !v.record      ? add(v.begin, v.bytes)
                                   : numrecs == 0 ? 0
-                                                 : v.begin + (numrecs - 1) * recordSize + v.bytes;
+                                                 : add(add(v.begin, mul(numrecs - 1, recordSize)), v.bytes);
             end = last > end ? last : end;
         }
         return end;
