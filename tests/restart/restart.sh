@@ -90,10 +90,7 @@ interval)
   run straight "$strata" run "$config" "${long[@]}" $(steps 288) || fail "the straight run failed"
   "$strata" run "$config" "${long[@]}" $(steps 288) --output "$dir/killed" >"$dir/killed.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 200); do
-    grep -q "restart .* at step 48 " "$dir/killed.log" 2>/dev/null && break
-    sleep 0.05
-  done
+  await "$dir/killed.log" "restart .* at step 48 " || true # judged after the kill
   kill -9 $pid 2>/dev/null
   wait $pid 2>/dev/null
   grep -q "restart .* at step 48 " "$dir/killed.log" || fail "no restart at step 48 before the kill"
@@ -268,11 +265,7 @@ live_writer)
   "$strata" run "$config" $(steps 100000) --set restart.interval=7200 --output "$dir/a" >"$dir/a.log" 2>&1 &
   pid=$!
   trap 'kill -9 $pid 2>/dev/null' EXIT
-  for _ in $(seq 1 200); do
-    grep -q "^restart .* at step" "$dir/a.log" 2>/dev/null && break
-    sleep 0.05
-  done
-  grep -q "^restart .* at step" "$dir/a.log" || fail "no restart from the running run: $(tail -3 "$dir/a.log")"
+  await "$dir/a.log" "^restart .* at step" || fail "no restart from the running run: $(tail -3 "$dir/a.log")"
   cp "$dir/a/default.restart.nc" "$dir/r.nc"
   step=$(ncdump -h "$dir/r.nc" | sed -n 's/^\t\t:step = \([0-9]*\).*/\1/p')
   run b "$strata" run "$config" $(steps $((step + 12))) --restart "$dir/r.nc"
