@@ -9,7 +9,14 @@ find_package(Catch2 REQUIRED)
 include(Catch)
 
 add_library(strata_catch_main OBJECT ${PROJECT_SOURCE_DIR}/tests/catch_main.cpp)
-target_link_libraries(strata_catch_main PUBLIC Catch2::Catch2 strata_options)
+target_link_libraries(strata_catch_main PUBLIC Catch2::Catch2 strata_core)
+
+# Strata's warnings for a test target, and the repository root as an include root for the tests' own helpers
+# (#include "tests/core/backends.hpp").
+function(strata_test_target name)
+  strata_build_flags(${name})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+endfunction()
 
 # OMP_WAIT_POLICY=passive: OpenMP threads sleep between kernels instead of spinning, which with 3 ranks of 2 threads
 # on 2 cores (and CTest running tests side by side) took the cores from the threads with work (5x slower runs).
@@ -19,6 +26,7 @@ function(strata_add_catch_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE strata_catch_main ${ARG_LIBS})
+  strata_test_target(${name})
   catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES LABELS ${name})
   # Not through PROPERTIES: catch_discover_tests flattens a list value, so ENVIRONMENT would get only its first entry
   # (the rest became bogus property names). This CTest include file runs after Catch's and sets the whole list.
@@ -46,7 +54,7 @@ function(strata_add_compile_fail_test name)
   cmake_parse_arguments(ARG "" "SOURCE;EXPECT" "" ${ARGN})
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} -DCOMPILER=${CMAKE_CXX_COMPILER} -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/${ARG_SOURCE}
-                   -DINCLUDE=${PROJECT_SOURCE_DIR} "-DEXPECT=${ARG_EXPECT}"
+                   -DINCLUDE=${PROJECT_SOURCE_DIR}/src "-DEXPECT=${ARG_EXPECT}"
                    -P ${PROJECT_SOURCE_DIR}/cmake/CompileFailCheck.cmake)
   set_tests_properties(${name} PROPERTIES LABELS compile_fail)
 endfunction()

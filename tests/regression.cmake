@@ -28,7 +28,7 @@ function(strata_regression_case case)
     set_tests_properties(regression_${case}_bfb_np${np}_vs_np1 PROPERTIES FIXTURES_REQUIRED regression_${case}
                          LABELS regression)
   endforeach()
-  # As a GPU would run it: host mirrors apart from the "device" arrays and poisoned by toDevice (core/memory.hpp), so a
+  # As a GPU would run it: host mirrors apart from the "device" arrays and poisoned by toDevice (src/strata/core/memory.hpp), so a
   # missing toHost/toDevice changes the output. Serial backend, one rank; the same bits as the normal run.
   add_test(NAME regression_${case}_separate_mirror
            COMMAND $<TARGET_FILE:strata> run ${PROJECT_SOURCE_DIR}/configs/${case}.yaml

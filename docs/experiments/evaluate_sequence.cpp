@@ -7,7 +7,7 @@
 //       docs/experiments/evaluate_sequence.cpp build/lib/libstrata_operators.a build/lib/libstrata_core.a
 //       -o /tmp/evaluate_sequence   (one command)
 //   /tmp/evaluate_sequence SSSSSSDDDDDDSSSSSS omp
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <chrono>
 #include <cmath>

@@ -3,7 +3,7 @@
 // API directly (independently of the comparator).
 #pragma once
 
-#include "app/io/output.hpp"
+#include <strata/app/io/output.hpp>
 
 #include <netcdf>
 

@@ -4,11 +4,11 @@
 // STRATA_SOURCE_DIR (where configs/ is).
 #pragma once
 
-#include "app/config.hpp"
-#include "app/model/decomposition.hpp"
-#include "app/model/model.hpp"
-#include "app/model/run.hpp"
-#include "core/comms.hpp"
+#include <strata/app/config.hpp>
+#include <strata/app/model/decomposition.hpp>
+#include <strata/app/model/model.hpp>
+#include <strata/app/model/run.hpp>
+#include <strata/core/comms.hpp>
 
 #include <cstdio>
 #include <filesystem>

@@ -1,8 +1,8 @@
 // The configuration loader: every shipped config loads, every class of bad input is a ConfigError naming the key
 // path, the value and what was expected, overrides edit the tree before validation, and the resolved YAML reads back
 // to the same configuration.
-#include "app/config.hpp"
-#include "app/detail/config_schema.hpp"
+#include <strata/app/config.hpp>
+#include <strata/app/detail/config_schema.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // The defences against damaged files: the seal (app/io/seal.hpp) holds on the file it sealed and on nothing else, with
 // a message that says what is wrong; runIsolated (app/io/isolated.hpp) turns a crash into a signal number and relays
 // what the work wrote before it.
-#include "app/io/isolated.hpp"
-#include "app/io/seal.hpp"
+#include <strata/app/io/isolated.hpp>
+#include <strata/app/io/seal.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,11 +1,11 @@
 // The model end to end through runCase: the heat-equation case converges to its analytic solution at second order,
 // and a surface heat flux warms the column. Budgets, invariants and stability: test_physics.cpp.
-#include "app/config.hpp"
-#include "app/model/decomposition.hpp"
-#include "app/model/model.hpp"
-#include "app/model/run.hpp"
-#include "core/comms.hpp"
-#include "core/memory.hpp"
+#include <strata/app/config.hpp>
+#include <strata/app/model/decomposition.hpp>
+#include <strata/app/model/model.hpp>
+#include <strata/app/model/run.hpp>
+#include <strata/core/comms.hpp>
+#include <strata/core/memory.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,11 +1,11 @@
 // The physics of the column model, tested against physics: invariants (a uniform field stays uniform), budgets that
 // close over whole runs and report a source nobody declared, stability limits that hold on stretched grids, and
 // tendencies compared with values computed by hand.
-#include "app/config.hpp"
-#include "app/model/decomposition.hpp"
-#include "app/model/model.hpp"
-#include "app/model/run.hpp"
-#include "core/comms.hpp"
+#include <strata/app/config.hpp>
+#include <strata/app/model/decomposition.hpp>
+#include <strata/app/model/model.hpp>
+#include <strata/app/model/run.hpp>
+#include <strata/core/comms.hpp>
 #define STRATA_TEST_NAME "test_physics"
 #include "tests/app/physics_test_support.hpp"
 
@@ -512,7 +512,7 @@ TEST_CASE("Ekman spiral: a Coriolis force of the wrong sign is caught", "[physic
 
 // ---- moist physics ---------------------------------------------------------------------------------------------
 
-#include "app/model/thermodynamics.hpp"
+#include <strata/app/model/thermodynamics.hpp>
 
 TEST_CASE("saturation, condensation and sea-surface temperature match the published values", "[physics][moist]") {
     using namespace app::moist;
@@ -623,7 +623,7 @@ TEST_CASE("bulk surface fluxes: magnitudes from the formulas, and the lowest lev
 
 // ---- Kessler warm rain -----------------------------------------------------------------------------------------
 
-#include "app/model/kessler.hpp"
+#include <strata/app/model/kessler.hpp>
 
 TEST_CASE("Kessler: saturation and terminal velocity match the published values", "[physics][kessler]") {
     // DCMIP 2016 / the issue's reference values.

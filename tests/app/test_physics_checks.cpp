@@ -4,11 +4,11 @@
 //
 // Every check below was made to fail once on purpose (a perturbed input or expected value, then restored); each test
 // says how, and what the broken run reported.
-#include "app/config.hpp"
-#include "app/model/decomposition.hpp"
-#include "app/model/model.hpp"
-#include "app/model/run.hpp"
-#include "core/comms.hpp"
+#include <strata/app/config.hpp>
+#include <strata/app/model/decomposition.hpp>
+#include <strata/app/model/model.hpp>
+#include <strata/app/model/run.hpp>
+#include <strata/core/comms.hpp>
 #define STRATA_TEST_NAME "test_physics_checks"
 #include "tests/app/physics_test_support.hpp"
 

@@ -1,5 +1,5 @@
 // A kernel declares blockDomSize or BlockDomSizeND, never both.
-#include "core/lockstep.hpp"
+#include <strata/core/lockstep.hpp>
 
 namespace ls = strata::lockstep;
 

@@ -1,5 +1,5 @@
 // The flux-limited product takes FirstOrderOneSided at both ends; any other condition does not compile.
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <memory>
 

@@ -1,5 +1,5 @@
 // A kernel that declares no block domain needs one at launch.
-#include "core/lockstep.hpp"
+#include <strata/core/lockstep.hpp>
 
 namespace ls = strata::lockstep;
 

@@ -1,5 +1,5 @@
 // A boundary condition an operator does not support does not compile, and the message names both.
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <memory>
 

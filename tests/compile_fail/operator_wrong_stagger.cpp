@@ -1,5 +1,5 @@
 // An operator fed the wrong staggering does not compile, and the message names the operator.
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <memory>
 

@@ -1,5 +1,5 @@
 // A kernel that declares its block domain cannot be launched with another one.
-#include "core/lockstep.hpp"
+#include <strata/core/lockstep.hpp>
 
 namespace ls = strata::lockstep;
 

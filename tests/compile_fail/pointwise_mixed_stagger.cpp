@@ -1,5 +1,5 @@
 // Adding a face field to a center field does not compile: interpolate one of them first.
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <memory>
 

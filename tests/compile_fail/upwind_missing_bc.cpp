@@ -1,5 +1,5 @@
 // An operator that needs boundary conditions does not compile without them.
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <memory>
 

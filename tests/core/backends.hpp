@@ -2,7 +2,7 @@
 // Threads runs with 1, 7 and 32 workers: 1 behaves like a CPU backend, 7 divides no domain evenly, 32 is a warp.
 #pragma once
 
-#include "core/backend.hpp"
+#include <strata/core/backend.hpp>
 
 #include <cstdint>
 

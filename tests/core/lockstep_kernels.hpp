@@ -1,7 +1,7 @@
 // Lockstep kernels under test. Kept in a header so the CPU tests and the CUDA device test compile the same code.
 #pragma once
 
-#include "core/lockstep.hpp"
+#include <strata/core/lockstep.hpp>
 
 #include <cstdint>
 

@@ -3,7 +3,7 @@
 //
 // Every rank builds the same global array, keeps a balanced contiguous chunk, and compares ctx.sum(chunk) with the
 // whole-array sum it computes itself. Exit code is nonzero on every rank if any rank saw a failure.
-#include "core/comms.hpp"
+#include <strata/core/comms.hpp>
 
 #include <bit>
 #include <cinttypes>

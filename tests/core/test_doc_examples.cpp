@@ -1,6 +1,6 @@
 // Runs the examples of docs/lockstep.md (extracted at build time) and checks their results against plain host loops.
-#include "core/lockstep.hpp"
-#include "core/threaded.hpp"
+#include <strata/core/lockstep.hpp>
+#include <strata/core/threaded.hpp>
 #include "tests/core/backends.hpp"
 
 #include <catch2/catch.hpp>

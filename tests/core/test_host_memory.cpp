@@ -2,7 +2,7 @@
 // transparent huge pages, unless STRATA_HUGE_PAGES=0. CTest runs this binary twice, as it is and with
 // STRATA_HUGE_PAGES=0, and each run checks what its setting promises: the advice is read back from the kernel's
 // view of the process (the "hg" flag of the mapping in /proc/self/smaps), not from the code that gave it.
-#include "core/memory.hpp"
+#include <strata/core/memory.hpp>
 
 #include <catch2/catch.hpp>
 

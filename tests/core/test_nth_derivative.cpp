@@ -1,6 +1,6 @@
 // The threaded-kernels example: the four forms of the n-th derivative agree bit for bit, on every backend, and
 // match an independent host computation (iterated periodic second differences, not the recursion under test).
-#include "core/examples/nth_derivative.hpp"
+#include <strata/core/examples/nth_derivative.hpp>
 #include "tests/core/backends.hpp"
 
 #include <catch2/catch.hpp>

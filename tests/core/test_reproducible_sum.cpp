@@ -1,6 +1,6 @@
 // ReproducibleSum, single process: exactness against a __float128 reference, bit-identical results under any order
 // or split, the wire format, NaN/inf, subnormals and the top of the double range.
-#include "core/comms.hpp"
+#include <strata/core/comms.hpp>
 
 #include <catch2/catch.hpp>
 

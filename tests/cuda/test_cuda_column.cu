@@ -2,8 +2,8 @@
 // bit-identical to the same variant on Serial (same operations in the same order, --fmad=false, IEEE division), the
 // integrals bit-identical, hydrostatic pressure to 1e-14 (CUDA's exp is within 1 ulp, not always glibc's rounding).
 // Without a device it prints one line and reports "skipped" to CTest (exit code 77).
-#include "operators/column/integrals.hpp"
-#include "operators/column/tridiagonal.hpp"
+#include <strata/operators/column/integrals.hpp>
+#include <strata/operators/column/tridiagonal.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // The column-stencil engines on the Cuda backend, compared with Serial (bit for bit). Compiled in the CUDA
 // configuration; without a device it prints one line and reports "skipped" to CTest (exit code 77).
-#include "core/backend.hpp"
-#include "operators/operators.hpp"
+#include <strata/core/backend.hpp>
+#include <strata/operators/operators.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -8,7 +8,7 @@
            so is an option written alone (`--manifest FILE`) after such a command in the same paragraph or item;
   blocks   every C++ block is marked ```cpp, the mark the tests extract (not ```c++ or ```cxx);
   paths    every scripts/NAME named anywhere exists, and is executable when it is a file; every inline code span
-           that is a path in one of the repository's folders (`operators/engine/planner.hpp`) exists.
+           that is a path in one of the repository's folders (`src/strata/operators/engine/planner.hpp`) exists.
 
 The configuration keys that the documents name are checked by test_config ("README.md and docs/*.md name only keys
 of the schema"), which has the schema; the C++ blocks by doc_examples.py. Each problem is printed as
@@ -36,7 +36,7 @@ COMMAND_END = re.compile(r"^(?:\||\|\||&&?|;|\d?>>?\S*|<|#.*)$|;$")
 OTHER_COMMAND = re.compile(r"^(?:\S*/|[a-z][\w.+-]*\s+\S)")
 SCRIPT = re.compile(r"(?<![\w./-])scripts/([\w.+-]+)")
 # A code span that is a path in a source folder; not out/ or build/, which a clean clone does not have.
-SOURCE_PATH = re.compile(r"(?:\.ci|app|cmake|configs|core|data|docs|operators|scripts|tests)/[\w./-]*")
+SOURCE_PATH = re.compile(r"(?:\.ci|cmake|configs|data|docs|examples|scripts|src|tests)/[\w./-]*")
 
 
 def default_docs(root):

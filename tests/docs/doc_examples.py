@@ -5,11 +5,13 @@ The convention every ```cpp block of those documents follows (docs/lockstep.md e
 into tests/core/test_doc_examples.cpp, which runs them against plain loops):
 
 - A block that defines `int main(` is a whole program, with its own #includes. It is built into an executable
-  linked with strata_operators (so it may use core/ and operators/) and run by CTest, and must exit with 0. Where it
+  linked with strata_operators (so it may include <strata/core/...> and <strata/operators/...>) and run by CTest,
+  and must exit with 0. Where it
   shows its output, as comment lines `// prints: TEXT` (`// prints:` alone for an empty line), the program must print
   exactly those lines, in that order, on stdout: the output a document claims is the output the code prints.
 - Any other block is declarations (types, functions, templates) that compile at namespace scope. The blocks of one
-  document are compiled in order into one translation unit, after the includes of core/ and operators/ and inside a
+  document are compiled in order into one translation unit, after the includes of the core and operator layers and
+  inside a
   namespace with `using namespace strata; using namespace strata::ops;`. Show statements inside a function; a
   template is only checked as far as the compiler checks an uninstantiated one.
 
@@ -34,11 +36,11 @@ import markdown  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COMPILED_ELSEWHERE = {"docs/lockstep.md"}  # tests/core/CMakeLists.txt: test_doc_examples
 PRINTS = re.compile(r"^\s*// prints:(?: (.*))?$")
-DECLARATIONS_PRELUDE = """#include "core/lockstep.hpp"
-#include "core/threaded.hpp"
-#include "operators/column/integrals.hpp"
-#include "operators/column/tridiagonal.hpp"
-#include "operators/operators.hpp"
+DECLARATIONS_PRELUDE = """#include <strata/core/lockstep.hpp>
+#include <strata/core/threaded.hpp>
+#include <strata/operators/column/integrals.hpp>
+#include <strata/operators/column/tridiagonal.hpp>
+#include <strata/operators/operators.hpp>
 
 #include <cstdint>
 #include <cstdio>

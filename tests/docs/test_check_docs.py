@@ -169,8 +169,8 @@ def compile_example(a, doc, block):
         path = os.path.join(tmp, name + ".cpp")
         with open(path, "w") as f:
             f.write(sources[name])
-        return subprocess.run([a.compiler, "-std=c++20", "-fsyntax-only", "-I" + a.root, path], capture_output=True,
-                              text=True)
+        include = "-I" + os.path.join(a.root, "src")
+        return subprocess.run([a.compiler, "-std=c++20", "-fsyntax-only", include, path], capture_output=True, text=True)
 
 
 def broken_example(a):

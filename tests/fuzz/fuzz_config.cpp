@@ -7,7 +7,7 @@
 // ConfigError's message must be printable (control characters escaped).
 //
 // Build: cmake -DSTRATA_FUZZ=ON with clang (tests/fuzz/CMakeLists.txt); run: scripts/fuzz.
-#include "app/config.hpp"
+#include <strata/app/config.hpp>
 
 #include <cstddef>
 #include <cstdint>

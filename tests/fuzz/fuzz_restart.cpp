@@ -9,8 +9,8 @@
 //      input) is changed or the file is cut.
 //
 // Build: cmake -DSTRATA_FUZZ=ON with clang (tests/fuzz/CMakeLists.txt); run: scripts/fuzz.
-#include "app/io/restart.hpp"
-#include "app/io/seal.hpp"
+#include <strata/app/io/restart.hpp>
+#include <strata/app/io/seal.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // div(interp(K) * grad(theta)) with zero flux at both ends (theta fixed at `thetaBottom` below the first face).
 #pragma once
 
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <cstdint>
 #include <cstring>

@@ -2,7 +2,7 @@
 // with randomly chosen boundary conditions (scalar or per-column values), nested up to a given stencil depth.
 #pragma once
 
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <cstdint>
 

@@ -18,7 +18,7 @@
 //     (second order; the exactness test checks that identity on a parabola), and it is third order (a) as the face
 //     value reconstructed from CELL AVERAGES and (b) in the divergence of the flux, which is how the scheme is meant
 //     to be used. All three are measured on the uniform grid.
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -297,7 +297,7 @@ TEST_CASE("biased interpolations converge at first order", "[operators][converge
             [](auto const& grid, auto const& run) {
                 auto const x = sample<Center>(grid, xVal);
                 auto const top = perColumn(xVal, zTop);
-                run(RightBiasedC2F<NoBC, SetValue<ColumnValues<double>>>{{}, SetValue{cv(top)}}(x), exactX);
+                run(RightBiasedC2F{NoBC{}, SetValue{cv(top)}}(x), exactX);
             });
         convergence<Center>(withTolerance({"LeftBiasedF2C", "x", g, "-", allLevels, 1.0, 0, ""}),
                             [](auto const& grid, auto const& run) {

@@ -1,5 +1,5 @@
 // Stencils are exact where their formula is: linear profiles on uniform and stretched grids.
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 #include "tests/core/backends.hpp"
 
 #include <catch2/catch.hpp>

@@ -9,7 +9,7 @@
 // q_new = q + sum_j c_j (q_j - q) / rho_new over the neighbours j with c_j >= 0, and sum_j c_j <= rho_new when the
 // outflow Courant numbers of each cell add up to at most 1/2 (docs/operators.md): q_new is a convex combination of
 // neighbouring values, so q stays within [0, max q0]; SSP-RK3 stages are convex combinations of such steps.
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <catch2/catch.hpp>
 

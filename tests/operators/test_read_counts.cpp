@@ -4,7 +4,7 @@
 // level under a division); Direct re-reads leaves
 // under nested stencils. The expected Direct
 // counts follow from the stencils' definitions (worked out by hand below), not from running the code.
-#include "operators/operators.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <catch2/catch.hpp>
 

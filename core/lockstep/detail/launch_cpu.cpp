@@ -1,2 +1,0 @@
-// Checks that the CPU launch loops' header compiles on its own (the header is a template; nothing is defined here).
-#include "core/lockstep/detail/launch_cpu.hpp"

@@ -1,0 +1,306 @@
+// The run configuration: a YAML file, validated completely before anything runs.
+//
+// `loadConfig(path, overrides)` reads the file, applies `--set key.path=value` overrides, checks every key
+// against the schema below and returns typed values, or throws ConfigError naming the key path, the value and what
+// was expected (unknown key: with the nearest valid key; wrong type; out of range; YAML syntax: line and column;
+// missing file). The CLI turns a ConfigError into one message and exit code 2. `Config::resolvedYaml` is the
+// complete configuration after defaults and overrides, as YAML text (written into the output's global attributes).
+// Every key, its type, default and range is documented in docs/config.md.
+#pragma once
+
+#include <strata/core/error.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace strata::app {
+
+class ConfigError : public Error {
+public:
+    using Error::Error;
+};
+
+// ---- named choices -----------------------------------------------------------------------------------------------
+// A key that takes one of a few names is an enum, decoded once when the file is read: nothing compares strings
+// while a run steps. `Choices<E>::names` lists each value's YAML spelling once; the reader, the resolved YAML, the
+// messages and docs/config.md all use it (the order is the order messages list them in).
+template <class E>
+struct Choices;
+
+#define STRATA_CHOICES(E, ...)                                                                                         \
+    template <>                                                                                                        \
+    struct Choices<E> {                                                                                                \
+        static constexpr std::array names = {__VA_ARGS__};                                                             \
+    }
+
+template <class E>
+using Choice = std::pair<std::string_view, E>;
+
+enum class Stretching { Uniform, Power };
+STRATA_CHOICES(Stretching, Choice<Stretching>{"uniform", Stretching::Uniform},
+               Choice<Stretching>{"power", Stretching::Power});
+
+enum class HorizontalGridType { LatLon, Columns };
+STRATA_CHOICES(HorizontalGridType, Choice<HorizontalGridType>{"latlon", HorizontalGridType::LatLon},
+               Choice<HorizontalGridType>{"columns", HorizontalGridType::Columns});
+
+enum class BackendType { Auto, Serial, OpenMP, Threads, Cuda };
+STRATA_CHOICES(BackendType, Choice<BackendType>{"auto", BackendType::Auto},
+               Choice<BackendType>{"serial", BackendType::Serial}, Choice<BackendType>{"openmp", BackendType::OpenMP},
+               Choice<BackendType>{"threads", BackendType::Threads}, Choice<BackendType>{"cuda", BackendType::Cuda});
+
+enum class EngineChoice { Auto, Direct, Shmem };
+STRATA_CHOICES(EngineChoice, Choice<EngineChoice>{"auto", EngineChoice::Auto},
+               Choice<EngineChoice>{"direct", EngineChoice::Direct},
+               Choice<EngineChoice>{"shmem", EngineChoice::Shmem});
+
+enum class DiffusionMode { Explicit, Implicit };
+STRATA_CHOICES(DiffusionMode, Choice<DiffusionMode>{"explicit", DiffusionMode::Explicit},
+               Choice<DiffusionMode>{"implicit", DiffusionMode::Implicit});
+
+enum class DiffusionProfile { Constant, BoundaryLayer, ReedJablonowski };
+STRATA_CHOICES(DiffusionProfile, Choice<DiffusionProfile>{"constant", DiffusionProfile::Constant},
+               Choice<DiffusionProfile>{"boundary_layer", DiffusionProfile::BoundaryLayer},
+               Choice<DiffusionProfile>{"reed_jablonowski", DiffusionProfile::ReedJablonowski});
+
+enum class DiffusionForm { Anelastic, Plain };
+STRATA_CHOICES(DiffusionForm, Choice<DiffusionForm>{"anelastic", DiffusionForm::Anelastic},
+               Choice<DiffusionForm>{"plain", DiffusionForm::Plain});
+
+enum class SurfaceMomentum { NoSlip, FreeSlip };
+STRATA_CHOICES(SurfaceMomentum, Choice<SurfaceMomentum>{"no_slip", SurfaceMomentum::NoSlip},
+               Choice<SurfaceMomentum>{"free_slip", SurfaceMomentum::FreeSlip});
+
+enum class AdvectionScheme { Upwind3, Upwind1, Limited };
+STRATA_CHOICES(AdvectionScheme, Choice<AdvectionScheme>{"upwind3", AdvectionScheme::Upwind3},
+               Choice<AdvectionScheme>{"upwind1", AdvectionScheme::Upwind1},
+               Choice<AdvectionScheme>{"limited", AdvectionScheme::Limited});
+
+enum class AdvectionProfile { Sine, UniformMassFlux };
+STRATA_CHOICES(AdvectionProfile, Choice<AdvectionProfile>{"sine", AdvectionProfile::Sine},
+               Choice<AdvectionProfile>{"uniform_mass_flux", AdvectionProfile::UniformMassFlux});
+
+enum class InitialTemperature { Isothermal, LapseRate, Cosine };
+STRATA_CHOICES(InitialTemperature, Choice<InitialTemperature>{"isothermal", InitialTemperature::Isothermal},
+               Choice<InitialTemperature>{"lapse_rate", InitialTemperature::LapseRate},
+               Choice<InitialTemperature>{"cosine", InitialTemperature::Cosine});
+
+enum class InitialWind { Uniform, Ekman };
+STRATA_CHOICES(InitialWind, Choice<InitialWind>{"uniform", InitialWind::Uniform},
+               Choice<InitialWind>{"ekman", InitialWind::Ekman});
+
+enum class OutputFormat { Netcdf4, Offset64 };
+STRATA_CHOICES(OutputFormat, Choice<OutputFormat>{"netcdf4", OutputFormat::Netcdf4},
+               Choice<OutputFormat>{"64bit_offset", OutputFormat::Offset64});
+
+enum class Precision { Float, Double };
+STRATA_CHOICES(Precision, Choice<Precision>{"float", Precision::Float}, Choice<Precision>{"double", Precision::Double});
+
+#undef STRATA_CHOICES
+
+// The YAML spelling of a named choice ("power"), for messages.
+template <class E>
+constexpr std::string_view nameOf(E value) {
+    for (auto const& [name, v] : Choices<E>::names)
+        if (v == value) return name;
+    return "?";
+}
+
+struct VerticalGridConfig {
+    uint32_t levels = 30; // cells (>= 1)
+    double top = 30000.0; // m (> 0)
+    Stretching stretching = Stretching::Uniform;
+    double exponent = 1.0; // power stretching: z_k = top * (k/n)^exponent (>= 1)
+
+    bool operator==(VerticalGridConfig const&) const = default;
+};
+
+struct HorizontalGridConfig {
+    HorizontalGridType type = HorizontalGridType::LatLon;
+    uint32_t nlat = 4; // latlon: latitudes, equally spaced cell centers from -90 to 90
+    uint32_t nlon = 8; // latlon: longitudes, from 0
+    uint32_t ncol = 0; // columns: number of columns (latitude spread evenly from -90 to 90)
+
+    bool operator==(HorizontalGridConfig const&) const = default;
+};
+
+struct TimeConfig {
+    double dt = 600.0;                         // s (> 0)
+    std::optional<uint64_t> steps;             // run length in steps ...
+    std::optional<double> days;                // ... or in days (exactly one of the two)
+    std::string start = "2000-01-01 00:00:00"; // the time axis is "seconds since <start>"; "YYYY-MM-DD" in the
+                                               // file is stored as "YYYY-MM-DD 00:00:00"
+
+    bool operator==(TimeConfig const&) const = default;
+};
+
+struct BackendConfig {
+    BackendType type = BackendType::Auto;
+    uint32_t threadsWorkers = 4;              // workers per block on the threads backend
+    EngineChoice engine = EngineChoice::Auto; // the stencil engine
+
+    bool operator==(BackendConfig const&) const = default;
+};
+
+struct DiffusionConfig {
+    bool enabled = false;
+    DiffusionMode mode = DiffusionMode::Implicit;
+    DiffusionProfile profile = DiffusionProfile::Constant;
+    double kappa = 5.0;                  // m2/s; boundary_layer: the surface value
+    double boundaryLayerHeight = 1500.0; // m; boundary_layer: K decays as exp(-z / h) ... to kappaFree
+    double kappaFree = 0.1;              // m2/s above the boundary layer
+    double surfaceHeatFlux = 0.0;        // K m/s (kinematic, positive upwards)
+    double surfaceMoistureFlux = 0.0;    // kg/kg m/s
+    double surfaceTracerFlux = 0.0;      // 1 m/s
+    SurfaceMomentum surfaceMomentum = SurfaceMomentum::NoSlip; // no_slip: u = v = 0 at the ground; free_slip: no stress
+
+    // anelastic: (1/rho) d/dz(rho K d(theta)/dz); plain: d/dz(K dT/dz) (rho = 1, T)
+    DiffusionForm form = DiffusionForm::Anelastic;
+
+    bool operator==(DiffusionConfig const&) const = default;
+};
+
+struct AdvectionConfig {
+    bool enabled = false;
+    AdvectionScheme scheme = AdvectionScheme::Upwind3; // potential temperature
+    double wMax = -0.01;                               // m/s: w(z) = wMax sin(pi z / top), zero at both boundaries
+    AdvectionScheme positiveScheme = AdvectionScheme::Limited; // q, qc, qr and tracer, which must stay >= 0
+    AdvectionProfile profile = AdvectionProfile::Sine; // uniform_mass_flux: rho0 w = rho0_surface wMax at every face
+    double duration = 0.0; // s; 0: steady; > 0: wMax sin(pi t / duration) until duration, then 0
+
+    bool operator==(AdvectionConfig const&) const = default;
+};
+
+struct HeldSuarezConfig {
+    bool enabled = false;
+    double ka = 1.0 / 40.0;    // 1/day
+    double ks = 1.0 / 4.0;     // 1/day
+    double deltaTy = 60.0;     // K
+    double deltaThetaZ = 10.0; // K
+    double sigmaB = 0.7;
+    double tMin = 200.0;  // K
+    double tMax = 315.0;  // K
+    double p0 = 100000.0; // Pa
+    double kf = 1.0;      // 1/day: Rayleigh friction of the winds below sigma_b
+
+    bool operator==(HeldSuarezConfig const&) const = default;
+};
+
+// Coriolis force and the large-scale pressure gradient as a geostrophic wind:
+// du/dt = f (v - vg), dv/dt = -f (u - ug), f = 2 Omega sin(latitude).
+struct CoriolisConfig {
+    bool enabled = false;
+    double ug = 0.0; // m/s
+    double vg = 0.0; // m/s
+
+    bool operator==(CoriolisConfig const&) const = default;
+};
+
+// Bulk surface fluxes over a sea of prescribed temperature (RJ12, TJ16).
+struct SurfaceFluxesConfig {
+    bool enabled = false;
+    double ce = 0.0044;     // exchange coefficient of moisture (TJ16)
+    double ch = 0.0044;     // exchange coefficient of heat (TJ16)
+    double gustiness = 1.0; // m/s added (in quadrature) to the lowest level's wind speed
+
+    bool operator==(SurfaceFluxesConfig const&) const = default;
+};
+
+// Large-scale condensation: supersaturation condenses and precipitates at once (RJ12). No settings.
+struct CondensationConfig {
+    bool enabled = false;
+
+    bool operator==(CondensationConfig const&) const = default;
+};
+
+// Kessler warm rain with sedimentation (DCMIP 2016 form). No settings.
+struct KesslerConfig {
+    bool enabled = false;
+
+    bool operator==(KesslerConfig const&) const = default;
+};
+
+struct InitialConfig {
+    InitialTemperature temperature = InitialTemperature::LapseRate;
+    double surfaceTemperature = 288.0;       // K
+    double lapseRate = 0.0065;               // K/m (lapse_rate)
+    double amplitude = 5.0;                  // K (cosine: T = Ts + amplitude cos(pi z / top))
+    double surfacePressure = 100000.0;       // Pa
+    double humidity = 0.01;                  // kg/kg at the surface, decaying with height scale 2 km
+    double tracerHeight = 5000.0;            // m: center of a Gaussian tracer blob
+    double tracerWidth = 1000.0;             // m
+    InitialWind wind = InitialWind::Uniform; // uniform: u, v below; ekman: the steady spiral
+    double u = 0.0;                          // m/s
+    double v = 0.0;                          // m/s
+
+    bool operator==(InitialConfig const&) const = default;
+};
+
+struct OutputConfig {
+    std::string path = "out/strata.nc";
+    std::vector<std::string> variables = {"T", "q", "tracer", "p"}; // of: T theta u v q tracer p p_face K w
+                                                                    // and the surface fields (output.variables)
+    double interval = 3600.0; // s between outputs (a positive multiple of time.dt)
+    Precision precision = Precision::Float;
+    OutputFormat format = OutputFormat::Netcdf4; // netCDF-4 (HDF5, chunked) or the classic 64-bit offset format
+    uint32_t deflate = 0;                        // zlib level 0-9 (netcdf4 only; 0: none)
+
+    bool operator==(OutputConfig const&) const = default;
+};
+
+// Restart files: the whole model state, to continue a run bit for bit (docs/config.md, "Running long jobs" in README).
+struct RestartConfig {
+    double interval = 0.0; // s between restart files (a multiple of time.dt); 0: only at the end of the run
+    std::string path;      // empty: next to the output, <output without .nc>.restart.nc
+
+    bool operator==(RestartConfig const&) const = default;
+};
+
+struct Config {
+    std::string title = "Strata run";
+    VerticalGridConfig vertical;
+    HorizontalGridConfig horizontal;
+    TimeConfig time;
+    BackendConfig backend;
+    DiffusionConfig diffusion;
+    AdvectionConfig advection;
+    HeldSuarezConfig heldSuarez;
+    CoriolisConfig coriolis;
+    SurfaceFluxesConfig surfaceFluxes;
+    CondensationConfig condensation;
+    KesslerConfig kessler;
+    InitialConfig initial;
+    OutputConfig output;
+    RestartConfig restart;
+    std::vector<std::string> processOrder; // names of enabled processes, in file order
+
+    // Both throw ConfigError when the time does not come to a whole number of steps; loadConfig has checked both.
+    uint64_t totalSteps() const;   // from steps or days (days * 86400 / dt, within 1e-9 relative)
+    uint64_t outputEvery() const;  // steps between outputs (interval / dt)
+    uint64_t restartEvery() const; // steps between restart files (0: only at the end)
+    std::string resolvedYaml;      // the full configuration after defaults and overrides
+    std::string sourcePath;
+
+    bool operator==(Config const&) const = default;
+};
+
+// Reads, overrides (each "a.b.c=value", the value a YAML scalar or flow collection) and validates. Throws ConfigError.
+// An override path "processes.<name>.key" addresses the list item naming the process (appending it if absent, which
+// enables the process); other paths are map paths, missing maps are created. An empty value (a YAML null) clears a
+// key back to its default: --set time.steps= --set time.days=2.
+Config loadConfig(std::string const& path, std::vector<std::string> const& overrides = {});
+
+// The same from YAML text; `sourceName` stands for the file in messages (e.g. a NetCDF attribute's name).
+Config parseConfig(std::string const& yamlText, std::string const& sourceName,
+                   std::vector<std::string> const& overrides = {});
+
+// The complete configuration as YAML, every key with its value (what loadConfig stores in resolvedYaml). Processes
+// not enabled are left out: in the file, presence enables a process. parseConfig(configYaml(c)) gives c back.
+std::string configYaml(Config const& config);
+
+} // namespace strata::app

@@ -1,0 +1,182 @@
+// Kessler warm rain (Kessler 1969; Klemp & Wilhelmson 1978), in the form of the DCMIP 2016 reference code, on the
+// anelastic reference state. Per step, after the explicit part:
+//   1. sedimentation of rain: d(rho0 qr)/dt = d/dz(rho0 qr V_t), a flux divergence through the stencil layer: the
+//      downward mass flux rho0 qr V_t of each cell is carried to the face below it (the upwind value for falling rain,
+//      RightBiasedC2F, nothing entering through the top), DivergenceF2C with the bottom face open: what crosses it is
+//      surface rain. Forward Euler in sub-steps with V_t dt_sub / dz <= 0.8 everywhere (the count is the same for
+//      every column of every rank, so results do not depend on the decomposition);
+//      V_t = 36.34 (0.001 rho0 qr)^0.1364 sqrt(rho0_surface / rho0)                         (m/s, rho0 qr in kg m-3)
+//   2. autoconversion 0.001 max(qc - 0.001, 0) and accretion 2.2 qc qr^0.875 (s-1), implicit in qr as in DCMIP;
+//   3. saturation adjustment towards q_vs = (3.8 / p_mb) exp(17.27 (T - 273) / (T - 36)), linearised with
+//      dq_vs/dT = q_vs 17.27 * 237 / (T - 36)^2: prod = (q - q_vs) / (1 + (L / cp) dq_vs/dT);
+//   4. evaporation of rain (Klemp & Wilhelmson 1978):
+//      dt (1/rhohat) (1 - q/q_vs) C (rhohat qr)^0.525 / (5.4e5 + 2.55e6 / (p_mb q_vs)),  C = 1.6 + 124.9 (rhohat
+//      qr)^0.2046, rhohat = 0.001 rho0 (g cm-3), limited by the rain present and the saturation deficit;
+//   5. T += (L / cp) (condensation - evaporation); q, qc, qr change by the same amounts, so q + qc + qr is unchanged.
+// Budgets: water leaves only as surface rain, dt_sub times the flux through the bottom face of each sub-step; heat
+// changes by L sum(rho0 (net condensation) / exner0 dz).
+#pragma once
+
+#include <strata/app/model/moist.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace strata::app {
+
+namespace kessler {
+STRATA_HD inline double saturationHumidity(double T, double p) {
+    return 3.8 / (0.01 * p) * exp(17.27 * (T - 273.0) / (T - 36.0));
+}
+// Terminal velocity of rain (m/s) for rain mass density rho qr (kg m-3), at density rho below a surface density rhoS.
+STRATA_HD inline double terminalVelocity(double rhoQr, double rho, double rhoS) {
+    return 36.34 * pow(0.001 * (rhoQr > 0 ? rhoQr : 0.0), 0.1364) * sqrt(rhoS / rho);
+}
+} // namespace kessler
+
+// rho0 qr V_t at centers (the downward mass flux of rain) and the largest Courant number V_t dt / dz of a column.
+struct RainFallKernel {
+    CenterView massFlux, courant;
+    CenterConst qr, rho;
+    double const* dz; // dzCenter, device
+    double dt;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        double const vt = kessler::terminalVelocity(rho(c, k) * qr(c, k), rho(c, k), rho(c, 0));
+        massFlux(c, k) = rho(c, k) * qr(c, k) * vt;
+        courant(c, k) = vt * dt / dz[k];
+    }
+};
+
+struct KesslerKernel {
+    CenterView T, q, qc, qr, netCondensation;
+    CenterConst p, rho;
+    double dt;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        double const rhat = 0.001 * rho(c, k), pmb = 0.01 * p(c, k);
+        double qcv = qc(c, k), qrv = qr(c, k), qv = q(c, k), t = T(c, k);
+        // Autoconversion and accretion (implicit in qr: DCMIP 2016).
+        double const auto0 = qcv - 0.001 > 0 ? 0.001 * (qcv - 0.001) : 0.0;
+        double const qrprod = qcv - (qcv - dt * auto0) / (1.0 + dt * 2.2 * pow(qrv, 0.875));
+        qcv = qcv - qrprod;
+        qrv = qrv + qrprod;
+        // Saturation adjustment.
+        double const qvs = kessler::saturationHumidity(t, p(c, k));
+        double const dqvsdT = qvs * 17.27 * 237.0 / ((t - 36.0) * (t - 36.0));
+        double const prod = (qv - qvs) / (1.0 + (moist::latentHeat / constants::cp) * dqvsdT);
+        // Evaporation of rain, limited by the rain present and by the deficit left after cloud water evaporates.
+        double const rq = rhat * qrv > 0 ? rhat * qrv : 0.0;
+        double const vent = 1.6 + 124.9 * pow(rq, 0.2046);
+        double const deficit = qvs - qv > 0 ? (qvs - qv) / (rhat * qvs) : 0.0;
+        double ern = dt * vent * pow(rq, 0.525) / (2.55e6 / (pmb * qvs) + 5.4e5) * deficit;
+        double const room = -prod - qcv > 0 ? -prod - qcv : 0.0;
+        ern = ern < room ? ern : room;
+        ern = ern < qrv ? ern : qrv;
+        double const condensed = prod > -qcv ? prod : -qcv; // cloud water evaporates at most all there is
+        double const net = condensed - ern;
+        T(c, k) = t + (moist::latentHeat / constants::cp) * net;
+        q(c, k) = qv - net;
+        qc(c, k) = qcv + condensed;
+        qr(c, k) = qrv - ern;
+        netCondensation(c, k) = net;
+    }
+};
+
+template <class Backend>
+class Kessler : public Process<Backend> {
+public:
+    explicit Kessler(State& s)
+        : m_massFlux(s.grid, s.columns, s.space), m_courant(s.grid, s.columns, s.space),
+          m_net(s.grid, s.columns, s.space), m_weighted(s.grid, s.columns, s.space), m_face(s.grid, s.columns, s.space),
+          m_column(s.columns, s.space), m_rain(s.columns, s.space), m_largest(s.columns, s.space) {}
+
+    std::string name() const override { return "kessler"; }
+    std::vector<FieldDecl> fields() const override {
+        return {{"T", "K", "adjusts"},
+                {"q", "kg kg-1", "adjusts"},
+                {"qc", "kg kg-1", "adjusts"},
+                {"qr", "kg kg-1", "adjusts"},
+                {"p", "Pa", "reads"},
+                {"rho", "kg m-3", "reads"},
+                {"precipitation_flux", "kg m-2 s-1", "writes (surface)"}};
+    }
+
+    void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
+        State& s = ctx.state;
+        sediment(ctx, u.qr);
+        forEachPoint(ctx.backend, s.columns, u.T.levels(),
+                     KesslerKernel{u.T.view(), u.q.view(), u.qc.view(), u.qr.view(), m_net.view(),
+                                   std::as_const(s.p).view(), std::as_const(s.rho).view(), ctx.dt});
+        ops::columnIntegralsOfThen(ctx.backend, m_weighted, m_column,
+                                   columnTerms({ctx.budget.term(HeatBudget, m_column, moist::latentHeat)}),
+                                   s.rho * m_net / s.exner);
+    }
+
+    StepCost stepCost() const override {
+        // One sedimentation sub-step (more when the rain's Courant number exceeds 0.8): qr read and written, rho0
+        // read, fall speed pow and sqrt per cell; then T, q, qc, qr read and written (64 B), p, rho0, exner0 read
+        // (24 B), the saturation exp and the autoconversion pow per cell; surface rain and the heat integral per
+        // column.
+        return {24.0 + 64.0 + 24.0, 16.0, 4.0, 0.0, "one sedimentation sub-step + the microphysics kernel"};
+    }
+
+    std::string outputLongName(std::string const& name) const override {
+        return name == "precipitation_flux" ? "rain reaching the ground (Kessler warm rain), mean since the previous "
+                                              "output"
+                                            : "";
+    }
+
+    bool outputSurface(std::string const& name, std::vector<double>& out) override {
+        if (name != "precipitation_flux") return false;
+        m_rain.takeMean(out);
+        return true;
+    }
+
+private:
+    void sediment(StepContext<Backend>& ctx, CenterField& qr) {
+        State& s = ctx.state;
+        auto const dz = s.grid->view(Backend::memSpace).dzCenter;
+        forEachPoint(ctx.backend, s.columns, qr.levels(),
+                     RainFallKernel{m_massFlux.view(), m_courant.view(), std::as_const(qr).view(),
+                                    std::as_const(s.rho).view(), dz, ctx.dt});
+        ops::columnMax(ctx.backend, m_courant, m_largest);
+        m_largest.toHost();
+        double local = 0;
+        for (uint32_t c = 0; c < s.columns; ++c)
+            local = std::max(local, m_largest.host()[c]);
+        double const courant = ctx.globalMax(local);
+        auto const substeps = static_cast<uint32_t>(std::max(1.0, std::ceil(courant / 0.8)));
+        double const dtSub = ctx.dt / substeps;
+        // The flux on faces: face k carries the cell above it (falling rain), nothing comes through the top.
+        auto const toFaces = ops::RightBiasedC2F{ops::NoBC{}, ops::SetValue{0.0}};
+        auto const divergence = ops::DivergenceF2C{};
+        for (uint32_t i = 0; i < substeps; ++i) {
+            if (i > 0)
+                forEachPoint(ctx.backend, s.columns, qr.levels(),
+                             RainFallKernel{m_massFlux.view(), m_courant.view(), std::as_const(qr).view(),
+                                            std::as_const(s.rho).view(), dz, dtSub});
+            // Surface rain of this sub-step: the flux through the bottom face, rho0 qr V_t of the lowest cell.
+            ops::evaluate(ctx.backend, m_face, toFaces(m_massFlux), ops::Engine::Direct);
+            ColumnTerm rain; // the bottom face's flux: out of the water budget, into the rain's mean
+            rain.values = std::as_const(m_face).view().data;
+            rain.stride = std::as_const(m_face).view().stride;
+            ColumnTerm lost = rain;
+            lost.scale = -dtSub;
+            addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(WaterBudget, lost), m_rain.adding(rain, dtSub)});
+            ops::evaluate(ctx.backend, m_weighted, qr + dtSub * (divergence(toFaces(m_massFlux)) / s.rho), ctx.engine);
+            forEachPoint(ctx.backend, s.columns, qr.levels(), Copy{qr.view(), std::as_const(m_weighted).view()});
+        }
+        m_rain.tick(ctx.dt);
+    }
+
+    CenterField m_massFlux, m_courant, m_net, m_weighted;
+    FaceField m_face;
+    core::Buffer<double> m_column;
+    ColumnMean m_rain;
+
+public:
+    void restartEntries(std::vector<RestartEntry>& entries) override { m_rain.restartEntries("kessler_rain", entries); }
+    core::Buffer<double> m_largest;
+};
+
+} // namespace strata::app

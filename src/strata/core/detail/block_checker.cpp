@@ -1,0 +1,148 @@
+#include <strata/core/detail/block_checker.hpp>
+
+#include <cstring>
+#include <sstream>
+
+namespace strata::core::detail {
+
+namespace {
+constexpr unsigned char poisonByte = 0xFF; // a double of all ones is a NaN, an integer is -1
+constexpr uint64_t writerMask = 0xFFFF;
+} // namespace
+
+BlockChecker::BlockChecker(uint32_t numWorkers, std::size_t sharedBytes, bool checkShared)
+    : m_numWorkers(numWorkers), m_sharedBytes(sharedBytes), m_checkShared(checkShared),
+      m_shared(new std::byte[sharedBytes > 0 ? sharedBytes : 1]), m_kinds(numWorkers, Arrival::Sync) {
+    if (checkShared) {
+        m_shadow.reset(new std::atomic<uint64_t>[sharedBytes > 0 ? sharedBytes : 1]);
+        for (std::size_t i = 0; i < sharedBytes; ++i)
+            m_shadow[i].store(0, std::memory_order_relaxed);
+    }
+}
+
+void BlockChecker::beginBlock(uint32_t worker, uint32_t blockIdx) {
+    if (worker == 0) {
+        std::memset(m_shared.get(), poisonByte, m_sharedBytes);
+        m_blockIdx = blockIdx;
+        m_blockStartEpoch = m_epoch.load(std::memory_order_relaxed) + 1;
+    }
+    arrive(worker, Arrival::BlockStart);
+}
+
+void BlockChecker::arrive(uint32_t worker, Arrival kind) {
+    std::unique_lock lock(m_mutex);
+    if (failed()) return;
+    m_kinds[worker] = kind;
+    if (++m_arrived == m_numWorkers) {
+        for (uint32_t w = 1; w < m_numWorkers; ++w) {
+            if (m_kinds[w] != m_kinds[0]) {
+                uint32_t const atSync = m_kinds[w] == Arrival::Sync ? w : 0;
+                uint32_t const atEnd = atSync == w ? 0 : w;
+                std::ostringstream msg;
+                msg << "block " << m_blockIdx << ": worker " << atSync << " waits in sync() while worker " << atEnd
+                    << " reached the end of the kernel; every worker of a block must call sync() the same number of "
+                       "times (is a sync() inside a branch?)";
+                lock.unlock();
+                fail(msg.str());
+                return;
+            }
+        }
+        m_arrived = 0;
+        ++m_generation;
+        m_epoch.fetch_add(1, std::memory_order_relaxed);
+        m_cv.notify_all();
+        return;
+    }
+    uint64_t const gen = m_generation;
+    m_cv.wait(lock, [&] { return m_generation != gen || failed(); });
+}
+
+std::size_t BlockChecker::offsetOf(void const* addr, std::size_t bytes, uint32_t worker) {
+    auto const* p = static_cast<std::byte const*>(addr);
+    if (p < m_shared.get() || p + bytes > m_shared.get() + m_sharedBytes) {
+        std::ostringstream msg;
+        msg << "block " << m_blockIdx << ", worker " << worker << ": shared-memory access outside the block's "
+            << m_sharedBytes << " bytes";
+        fail(msg.str());
+        return m_sharedBytes;
+    }
+    return static_cast<std::size_t>(p - m_shared.get());
+}
+
+void BlockChecker::onRead(void const* addr, std::size_t bytes, uint32_t worker) {
+    if (!m_checkShared || failed()) return;
+    std::size_t const off = offsetOf(addr, bytes, worker);
+    if (off >= m_sharedBytes) return;
+    uint64_t const epoch = m_epoch.load(std::memory_order_relaxed);
+    for (std::size_t b = off; b < off + bytes; ++b) {
+        uint64_t const rec = m_shadow[b].load(std::memory_order_relaxed);
+        uint64_t const recEpoch = rec >> 16;
+        auto const writer = static_cast<uint32_t>(rec & writerMask);
+        if (recEpoch < m_blockStartEpoch) {
+            std::ostringstream msg;
+            msg << "block " << m_blockIdx << ", worker " << worker << ": reads shared byte " << b
+                << " before any worker wrote it in this block (uninitialised, or written by another worker and not "
+                   "yet: a missing sync())";
+            fail(msg.str());
+            return;
+        }
+        if (recEpoch == epoch && writer != worker) {
+            std::ostringstream msg;
+            msg << "block " << m_blockIdx << ", worker " << worker << ": reads shared byte " << b << " that worker "
+                << writer << " wrote with no sync() between (a race: the result depends on timing)";
+            fail(msg.str());
+            return;
+        }
+    }
+}
+
+void BlockChecker::onWrite(void const* addr, std::size_t bytes, uint32_t worker) {
+    if (!m_checkShared || failed()) return;
+    std::size_t const off = offsetOf(addr, bytes, worker);
+    if (off >= m_sharedBytes) return;
+    uint64_t const epoch = m_epoch.load(std::memory_order_relaxed);
+    for (std::size_t b = off; b < off + bytes; ++b) {
+        uint64_t const old = m_shadow[b].exchange((epoch << 16) | worker, std::memory_order_relaxed);
+        auto const writer = static_cast<uint32_t>(old & writerMask);
+        if ((old >> 16) == epoch && writer != worker) {
+            std::ostringstream msg;
+            msg << "block " << m_blockIdx << ", worker " << worker << ": writes shared byte " << b << " that worker "
+                << writer << " wrote with no sync() between (a write-write race)";
+            fail(msg.str());
+            return;
+        }
+    }
+}
+
+void BlockChecker::outOfRange(uint32_t index, uint32_t size, uint32_t worker) {
+    std::ostringstream msg;
+    msg << "block " << m_blockIdx << ", worker " << worker << ": shared array index " << index << " out of range (size "
+        << size << ")";
+    fail(msg.str());
+}
+
+void BlockChecker::fail(std::string message) {
+    {
+        std::lock_guard lock(m_messageMutex);
+        if (m_failed.load(std::memory_order_relaxed)) return;
+        m_message = std::move(message);
+        m_failed.store(true, std::memory_order_release);
+    }
+    std::lock_guard lock(m_mutex);
+    m_cv.notify_all();
+}
+
+} // namespace strata::core::detail
+
+namespace strata::core::detail {
+// Out-of-line entry points used by lockstep::CheckedRef (kept out of the header so kernels need not see <mutex>).
+void checkedRead(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker) { c->onRead(p, bytes, worker); }
+void checkedWrite(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker) { c->onWrite(p, bytes, worker); }
+void checkedOutOfRange(BlockChecker* c, uint32_t index, uint32_t size, uint32_t worker) {
+    c->outOfRange(index, size, worker);
+}
+} // namespace strata::core::detail
+
+namespace strata::core::detail {
+void checkedArrive(BlockChecker* c, uint32_t worker) { c->arrive(worker, Arrival::Sync); }
+} // namespace strata::core::detail
