@@ -3,7 +3,7 @@
 // can be seen to depend on what ran before it (docs/performance.md, "Streaming stores", "What Auto sees").
 // The argument is the sequence: S Shmem, D Direct, A Auto; a second argument runs OpenMP instead of Serial.
 // Environment: E=<exponent> for 2^E points (default 23), NOSTREAM=1 for plain stores. Built against build/:
-//   g++ -O3 -DNDEBUG -ffp-contract=off -fopenmp -std=c++20 -I. -Ibuild/app/generated
+//   g++ -O3 -DNDEBUG -ffp-contract=off -fopenmp -std=c++20 -DSTRATA_HAVE_OPENMP=1 -Isrc
 //       docs/experiments/evaluate_sequence.cpp build/lib/libstrata_operators.a build/lib/libstrata_core.a
 //       -o /tmp/evaluate_sequence   (one command)
 //   /tmp/evaluate_sequence SSSSSSDDDDDDSSSSSS omp
