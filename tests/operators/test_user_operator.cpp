@@ -38,6 +38,28 @@ struct Dividing : Operator<Dividing<B, T>, DividingRule, B, T> {
 template <class B, class T>
 Dividing(B, T) -> Dividing<B, T>;
 
+// An operator with a member of its own: the rule reads it through `op`.
+struct ScaledRule : my_physics::SecondDifferenceRule {
+    template <class Ctx, class Op, class A>
+    STRATA_HD static auto apply(Ctx const& ctx, Level k, Op const& op, A const& a) {
+        using V = decltype(a(0));
+        return my_physics::SecondDifferenceRule::apply(ctx, k, op, a) * V(op.factor);
+    }
+};
+template <class B, class T>
+struct Scaled : Operator<Scaled<B, T>, ScaledRule, B, T> {
+    static constexpr std::string_view name = "Scaled";
+    double factor = 1.0;
+};
+template <class B, class T>
+Scaled(B, T, double) -> Scaled<B, T>;
+
+// A boundary condition type of one's own: of kind SetValue, so the operators use it as they use SetValue.
+struct Dirichlet {
+    static constexpr BCSet kind = bc::setValue;
+    double value;
+};
+
 template <class S>
 bool sameBits(Field<double, S> const& a, Field<double, S> const& b) {
     for (uint32_t c = 0; c < a.columns(); ++c)
@@ -77,5 +99,14 @@ TEMPLATE_TEST_CASE("a user-defined operator matches the built-in operators bit f
         evaluate(backend, user, nested, engine);
         evaluate(backend, builtIn, nestedBuiltIn, engine);
         CHECK(sameBits(user, builtIn));
+
+        evaluate(backend, user, Scaled{SetGradient{0.25}, SetGradient{-0.5}, 3.0}(x), engine);
+        evaluate(backend, builtIn, DivergenceF2C{}(GradientC2F{SetGradient{0.25}, SetGradient{-0.5}}(x)) * 3.0, engine);
+        CHECK(sameBits(user, builtIn));
+
+        Field<double, Face> mine(grid, cols, core::MemSpace::Host), strata(grid, cols, core::MemSpace::Host);
+        evaluate(backend, mine, GradientC2F{Dirichlet{280.0}, SetGradient{0.0}}(x), engine);
+        evaluate(backend, strata, GradientC2F{SetValue{280.0}, SetGradient{0.0}}(x), engine);
+        CHECK(sameBits(mine, strata));
     }
 }

@@ -13,6 +13,7 @@
 #include <strata/core/config.hpp>
 #include <strata/operators/field.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -112,26 +113,37 @@ STRATA_HD T bcValue(V const& v, uint32_t col) {
         return static_cast<T>(v(col));
 }
 
+// A boundary condition: a type that states its kind. Strata's own are above; a type of one's own with
+// `static constexpr BCSet kind = bc::setValue;` and a `value` (a scalar or a per-column callable) is used as SetValue
+// is: the operators' rules test the kind, not the type.
+template <class B>
+concept BoundaryCondition = requires {
+    { B::kind } -> std::convertible_to<BCSet>;
+};
+
 namespace detail {
-template <class B, template <class> class Kind>
-struct IsKind : std::false_type {};
-template <class V, template <class> class Kind>
-struct IsKind<Kind<V>, Kind> : std::true_type {};
+template <class B>
+constexpr bool isKind(BCSet kind) {
+    if constexpr (BoundaryCondition<B>)
+        return B::kind.bits == kind.bits;
+    else
+        return false;
+}
 } // namespace detail
 
 template <class B>
-inline constexpr bool isSetValue = detail::IsKind<B, SetValue>::value;
+inline constexpr bool isSetValue = detail::isKind<B>(bc::setValue);
 template <class B>
-inline constexpr bool isSetGradient = detail::IsKind<B, SetGradient>::value;
+inline constexpr bool isSetGradient = detail::isKind<B>(bc::setGradient);
 template <class B>
-inline constexpr bool isSetDivergence = detail::IsKind<B, SetDivergence>::value;
+inline constexpr bool isSetDivergence = detail::isKind<B>(bc::setDivergence);
 template <class B>
-inline constexpr bool isExtrapolate = std::is_same_v<B, Extrapolate>;
+inline constexpr bool isExtrapolate = detail::isKind<B>(bc::extrapolate);
 template <class B>
-inline constexpr bool isNoBC = std::is_same_v<B, NoBC>;
+inline constexpr bool isNoBC = detail::isKind<B>(bc::none);
 template <class B>
-inline constexpr bool isFirstOrderOneSided = std::is_same_v<B, FirstOrderOneSided>;
+inline constexpr bool isFirstOrderOneSided = detail::isKind<B>(bc::firstOrderOneSided);
 template <class B>
-inline constexpr bool isThirdOrderOneSided = std::is_same_v<B, ThirdOrderOneSided>;
+inline constexpr bool isThirdOrderOneSided = detail::isKind<B>(bc::thirdOrderOneSided);
 
 } // namespace strata::ops

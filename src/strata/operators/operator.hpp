@@ -57,7 +57,8 @@ struct Operands {
 
 namespace detail {
 // Compile-time text for the errors: a fixed buffer that can be a template argument, so that a failing check prints
-// the composed message (GCC and Clang print the argument of the template that failed).
+// the composed message: GCC prints the argument of the template that failed as text (Clang 14 as character codes;
+// the operator's and the condition's types, also arguments of compileError, are readable on both).
 struct ErrorText {
     char text[240]{};
     std::size_t size = 0;
@@ -68,7 +69,7 @@ struct ErrorText {
     }
 };
 
-template <ErrorText Message>
+template <ErrorText Message, class Op, class Offending>
 constexpr void compileError() {
     static_assert(Message.size == 0, "Strata operator: an operand's staggering or a boundary condition is not one the "
                                      "operator accepts (the ErrorText above says which; see the operator's rule)");
@@ -135,7 +136,7 @@ template <class Op, class Rule, std::size_t I, class X>
 constexpr void checkOperand() {
     using Expected = typename OperandAt<I, typename Rule::Operands>::type;
     if constexpr (!std::is_same_v<typename ExprOf<X>::Stagger, Expected>)
-        compileError<operandError<Op, Rule, I, Expected>()>();
+        compileError<operandError<Op, Rule, I, Expected>(), Op, typename ExprOf<X>::Stagger>();
 }
 
 template <class Op, class Rule, class... X, std::size_t... I>
@@ -145,7 +146,10 @@ constexpr void checkOperands(std::index_sequence<I...>) {
 
 template <class Op, BCSet Accepted, bool AtTop, class BC>
 constexpr void checkBC() {
-    if constexpr (!accepts<BC>(Accepted)) compileError<bcError<Op, Accepted, AtTop>()>();
+    static_assert(BoundaryCondition<BC>, "Strata operator: a boundary condition type states its kind "
+                                         "(static constexpr BCSet kind = bc::setValue, ...): see bcs.hpp");
+    if constexpr (BoundaryCondition<BC> && !accepts<BC>(Accepted))
+        compileError<bcError<Op, Accepted, AtTop>(), Op, BC>();
 }
 } // namespace detail
 
@@ -168,17 +172,25 @@ struct Operator {
     // Applying the operator to its operands builds the expression node; nothing is evaluated yet.
     template <class... X>
     auto operator()(X const&... x) const {
-        static_assert(sizeof...(X) == Rule::Operands::count,
-                      "Strata operator: the number of operands differs from the rule's Operands");
-        detail::checkOperands<Derived, Rule, X...>(std::index_sequence_for<X...>{});
-        detail::checkBC<Derived, Rule::bottom, false, Bottom>();
-        detail::checkBC<Derived, Rule::top, true, Top>();
-        return makeStencil(static_cast<Derived const&>(*this), asExpr(x)...);
+        static_assert(requires { std::string_view{Derived::name}; },
+                      "Strata operator: the operator states its name (static constexpr std::string_view name)");
+        if constexpr (sizeof...(X) != Rule::Operands::count) {
+            static_assert(sizeof...(X) == Rule::Operands::count,
+                          "Strata operator: the number of operands differs from the rule's Operands");
+        } else {
+            // One footprint per operand: a rule with too few fails here, as a read past the end of its footprint[].
+            [[maybe_unused]] constexpr Footprint lastFootprint = Rule::footprint[Rule::Operands::count - 1];
+            detail::checkOperands<Derived, Rule, X...>(std::index_sequence_for<X...>{});
+            detail::checkBC<Derived, Rule::bottom, false, Bottom>();
+            detail::checkBC<Derived, Rule::top, true, Top>();
+            return makeStencil(static_cast<Derived const&>(*this), asExpr(x)...);
+        }
     }
 
+    // The operator itself (Derived), so that a rule reads the members an operator of its own adds (a coefficient).
     template <class Ctx, class... A>
     STRATA_HD auto apply(Ctx const& ctx, Level k, A const&... a) const {
-        return Rule::apply(ctx, k, *this, a...);
+        return Rule::apply(ctx, k, static_cast<Derived const&>(*this), a...);
     }
 };
 
