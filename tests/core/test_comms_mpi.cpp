@@ -93,6 +93,18 @@ int main(int argc, char** argv) {
         check(std::bit_cast<std::uint64_t>(ctx.sum(lopsided)) == std::bit_cast<std::uint64_t>(expected), ctx,
               "ctx.sum with all data on one rank");
 
+        // Errors raised alike: every rank learns the lowest failing rank and its own words; no problem, no rank.
+        auto const none = strata::core::firstProblem(ctx.comm(), "");
+        check(none.rank == size && none.problem.empty(), ctx, "firstProblem with no problem gives {size, \"\"}");
+        std::string const mine = rank % 2 == 1 || size == 1 ? "disk full on rank " + std::to_string(rank) : "";
+        auto const first = strata::core::firstProblem(ctx.comm(), mine);
+        int const expectedFirst = size == 1 ? 0 : 1;
+        check(first.rank == expectedFirst && first.problem == "disk full on rank " + std::to_string(expectedFirst), ctx,
+              "firstProblem gives the lowest failing rank's text on every rank");
+        std::string text = rank == 0 ? std::string(1000, 'x') + "root" : "";
+        strata::core::broadcast(ctx.comm(), text);
+        check(text == std::string(1000, 'x') + "root", ctx, "broadcast gives rank 0's text to every rank");
+
         if (ctx.isRoot())
             std::printf("test_comms_mpi: ranks %d sum %.17g bits 0x%016" PRIx64 "\n", size, got,
                         std::bit_cast<std::uint64_t>(got));

@@ -59,7 +59,7 @@ std::size_t sharedMemoryPerBlock(Cuda const& backend) {
 #else
     (void)backend;
 #endif
-    return 48 * 1024;
+    return defaultSharedLimitBytes;
 }
 
 #if defined(STRATA_HAVE_CUDA)

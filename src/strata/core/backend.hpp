@@ -17,6 +17,8 @@
 //   oneWorkerPerBlock  a block is one worker: kernels walk their work in plain loops (which the compiler vectorises)
 //                      and need not stage stencil-free arguments; sync() does nothing
 //   checked            shared-memory accesses and syncs are checked (the Threads backend)
+//   hostParallel       blocks run on several host threads at once (OpenMP): host-side figures (a thread count, the
+//                      reference bandwidth of the benchmarks) count them
 //   maxGridBlocks      the most blocks one launch asks for; kernels walk further work grid-stride (CUDA's 65535 is
 //                      used on every backend, so that plans are alike)
 // Every tag states all of them (a tag is an aggregate: `Threads{3}` must stay its worker count).
@@ -36,6 +38,9 @@ enum class MemSpace { Host, Cuda };
 // a Shmem block on a GPU spreads 1024 (column, level) pairs over these 256 workers, operators/engine/planner.hpp).
 inline constexpr uint32_t defaultMaxGridBlocks = 65535;
 inline constexpr uint32_t defaultBlockItems = 256;
+// The shared memory a block may use unless a device says more: CUDA's static per-block limit, which every backend
+// plans with, so that plans are alike (the engines' planner and the tridiagonal solver; sharedMemoryPerBlock below).
+inline constexpr std::size_t defaultSharedLimitBytes = 48 * 1024;
 
 struct Serial {
     static constexpr std::string_view name = "serial";
@@ -43,6 +48,7 @@ struct Serial {
     static constexpr bool isGpu = false;
     static constexpr bool oneWorkerPerBlock = true;
     static constexpr bool checked = false;
+    static constexpr bool hostParallel = false;
     static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
 };
 
@@ -52,6 +58,7 @@ struct OpenMP {
     static constexpr bool isGpu = false;
     static constexpr bool oneWorkerPerBlock = true;
     static constexpr bool checked = false;
+    static constexpr bool hostParallel = true;
     static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
 };
 
@@ -61,6 +68,7 @@ struct Threads {
     static constexpr bool isGpu = false;
     static constexpr bool oneWorkerPerBlock = false;
     static constexpr bool checked = true;
+    static constexpr bool hostParallel = false;
     static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
     uint32_t numWorkers = 4; // workers (threads) per block
     bool checkShared = true; // shadow-check every shared-memory access
@@ -72,6 +80,7 @@ struct Cuda {
     static constexpr bool isGpu = true;
     static constexpr bool oneWorkerPerBlock = false;
     static constexpr bool checked = false;
+    static constexpr bool hostParallel = false;
     static constexpr uint32_t maxGridBlocks = defaultMaxGridBlocks;
     int device = 0;
 };

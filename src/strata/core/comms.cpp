@@ -203,4 +203,23 @@ double Context::min(double local) const {
 
 void Context::barrier() const { MPI_Barrier(m_comm); }
 
+void broadcast(MPI_Comm comm, std::string& text, int root) {
+    auto length = static_cast<int>(text.size());
+    MPI_Bcast(&length, 1, MPI_INT, root, comm);
+    text.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(text.data(), length, MPI_CHAR, root, comm);
+}
+
+RankProblem firstProblem(MPI_Comm comm, std::string problem) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int const mine = problem.empty() ? size : rank;
+    int first = size;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size) return {size, {}};
+    broadcast(comm, problem, first);
+    return {first, std::move(problem)};
+}
+
 } // namespace strata::core

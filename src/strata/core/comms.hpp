@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <mpi.h>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace strata::core {
@@ -73,5 +74,17 @@ private:
     bool m_ownsMpi = false;
     int m_rank = 0, m_size = 1, m_localRank = 0, m_localSize = 1;
 };
+
+// Text across ranks, for errors that every rank must raise alike (an error on one rank must not leave the others
+// waiting in a collective):
+//   broadcast(comm, text, root)   every rank gets root's text;
+//   firstProblem(comm, problem)   every rank passes its problem (empty: none) and gets the lowest failing rank and its
+//                                 problem, or {size, ""} when no rank failed.
+struct RankProblem {
+    int rank;
+    std::string problem;
+};
+void broadcast(MPI_Comm comm, std::string& text, int root = 0);
+RankProblem firstProblem(MPI_Comm comm, std::string problem);
 
 } // namespace strata::core

@@ -175,7 +175,7 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
     if constexpr (timedBackend) {
         if (timed && plan.engine == Engine::Shmem) {
             int threads = 1; // OpenMP: its thread count; Cuda: the device (each device its own choice)
-            if constexpr (std::is_base_of_v<core::OpenMP, Backend>) threads = core::openmpThreads();
+            if constexpr (Backend::hostParallel) threads = core::openmpThreads();
             if constexpr (isGpu<Backend>) threads = backend.device;
             TimedChoiceKey const key{columns,
                                      levels[0],

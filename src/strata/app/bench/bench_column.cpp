@@ -132,7 +132,7 @@ bool close(CenterField const& p, CenterField const& q, double rtol) {
 
 template <class Backend>
 void bmColumn(benchmark::State& state, Case cs, uint32_t levels) {
-    constexpr bool parallel = std::is_same_v<Backend, core::OpenMP>;
+    constexpr bool parallel = Backend::hostParallel;
     Backend const backend{};
     Data& dt = dataFor(levels);
     Tridiag ran = Tridiag::Thomas;

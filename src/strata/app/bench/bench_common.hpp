@@ -134,7 +134,7 @@ inline double measureTriad(bool parallel) {
 
 template <class Backend>
 double triadReference() {
-    if constexpr (std::is_same_v<Backend, core::OpenMP>) {
+    if constexpr (Backend::hostParallel) {
         static double const bw = measureTriad(true);
         return bw;
     } else {
@@ -207,15 +207,13 @@ void reportThroughput(benchmark::State& state, double points, double bytes) {
     state.counters["pct_of_triad"] = Counter(100.0 * bytes / triad, Counter::kIsIterationInvariantRate);
     state.counters["triad_bytes_per_second"] = triad;
     state.counters["min_bytes_per_point"] = points > 0 ? bytes / points : 0.0;
-    state.counters["threads"] = threadsOf(std::is_same_v<Backend, core::OpenMP>);
+    state.counters["threads"] = threadsOf(Backend::hostParallel);
 }
 
+// The tag's own name ("serial", "openmp", ...): a string literal, so data() ends in a NUL.
 template <class Backend>
 constexpr char const* backendName() {
-    if constexpr (std::is_same_v<Backend, core::OpenMP>)
-        return "openmp";
-    else
-        return "serial";
+    return Backend::name.data();
 }
 
 // Registers one benchmark with the settings every suite uses: wall-clock time, milliseconds.

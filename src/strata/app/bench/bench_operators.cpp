@@ -212,7 +212,7 @@ bool sameBits(Field<T, S> const& a, Field<T, S> const& b) {
 
 template <class Backend>
 void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels, uint32_t shmemBlockItems = 0) {
-    constexpr bool parallel = std::is_same_v<Backend, core::OpenMP>;
+    constexpr bool parallel = Backend::hostParallel;
     Backend const backend{};
     Data& d = dataFor(levels);
     Engine const engine = v == Variant::Shmem ? Engine::Shmem : v == Variant::Auto ? Engine::Auto : Engine::Direct;
@@ -251,7 +251,7 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels, uin
 // Auto, Direct and Shmem in blocks within each round (see the header): medians of their timed calls.
 template <class Backend>
 void bmAutoPaired(benchmark::State& state, Expr e, uint32_t levels) {
-    constexpr bool parallel = std::is_same_v<Backend, core::OpenMP>;
+    constexpr bool parallel = Backend::hostParallel;
     Backend const backend{};
     Data& d = dataFor(levels);
     Engine const engines[3] = {Engine::Auto, Engine::Direct, Engine::Shmem};

@@ -39,7 +39,7 @@ using bench::TriadBody;
 
 template <class Backend>
 void bmTriad(benchmark::State& state, bool lockstep) {
-    constexpr bool parallel = std::is_same_v<Backend, core::OpenMP>;
+    constexpr bool parallel = Backend::hostParallel;
     std::size_t const n = bench::triadElements;
     bench::RawArray a(n), b(n), c(n);
     bench::triadInit(a.get(), b.get(), c.get(), n, parallel);

@@ -186,19 +186,12 @@ std::string notReplaceable(fs::path const& path) {
 // Every rank calls this with its own problem (empty: none). If any rank has one, every rank throws the same Error:
 // the lowest failing rank's message, so an error on one rank never leaves the others waiting in a collective.
 void throwIfAnyRankFailed(MPI_Comm comm, std::string message, std::string const& where) {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
+    auto [first, problem] = core::firstProblem(comm, std::move(message));
+    int size = 1;
     MPI_Comm_size(comm, &size);
-    int const mine = message.empty() ? size : rank;
-    int first = size;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
     if (first == size) return;
-    auto length = static_cast<int>(message.size());
-    MPI_Bcast(&length, 1, MPI_INT, first, comm);
-    message.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(message.data(), length, MPI_CHAR, first, comm);
-    if (size > 1) message += " (on rank " + std::to_string(first) + ")";
-    throw Error(message, where);
+    if (size > 1) problem += " (on rank " + std::to_string(first) + ")";
+    throw Error(problem, where);
 }
 
 // The message of the exception being handled, for the status shared with the other ranks.

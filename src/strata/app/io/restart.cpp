@@ -27,18 +27,8 @@ constexpr int formatVersion = 1;
 // Every rank passes its problem (empty: none); if any rank has one, every rank throws the first failing rank's.
 template <class E = Error>
 void agree(MPI_Comm comm, std::string problem, std::string const& where) {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    int const mine = problem.empty() ? size : rank;
-    int first = size;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == size) return;
-    auto length = static_cast<int>(problem.size());
-    MPI_Bcast(&length, 1, MPI_INT, first, comm);
-    problem.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(problem.data(), length, MPI_CHAR, first, comm);
-    throw E(problem, where);
+    auto first = core::firstProblem(comm, std::move(problem));
+    if (!first.problem.empty()) throw E(first.problem, where);
 }
 
 std::string describe(std::string const& doing) {

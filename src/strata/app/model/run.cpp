@@ -64,13 +64,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void broadcast(core::Context const& comm, std::string& text) {
-    auto length = static_cast<int>(text.size());
-    MPI_Bcast(&length, 1, MPI_INT, 0, comm.comm());
-    text.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm.comm());
-}
-
 // `decide` runs on rank 0 alone (it looks at files); every rank returns its result, or throws what it threw: an E
 // as an E, anything else as a strata::Error, with rank 0's text.
 template <class E, class F>
@@ -92,10 +85,10 @@ std::string decideOnRoot(core::Context const& comm, F&& decide) {
         }
     }
     MPI_Bcast(&kind, 1, MPI_INT, 0, comm.comm());
-    broadcast(comm, result);
+    core::broadcast(comm.comm(), result);
     if (kind == 0) return result;
-    broadcast(comm, where);
-    broadcast(comm, expected);
+    core::broadcast(comm.comm(), where);
+    core::broadcast(comm.comm(), expected);
     if (kind == 1) throw E(result, where, expected);
     throw Error(result, where, expected);
 }

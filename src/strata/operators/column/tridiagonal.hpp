@@ -75,7 +75,7 @@ inline char const* tridiagName(Tridiag t) {
 }
 
 struct TridiagOptions {
-    std::size_t sharedLimitBytes = 48 * 1024; // per block, for CyclicReduction
+    std::size_t sharedLimitBytes = core::defaultSharedLimitBytes; // per block, for CyclicReduction
 };
 
 // Shared memory CyclicReduction needs for a column of n levels: two buffers of (a, b, c, d).

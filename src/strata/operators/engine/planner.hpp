@@ -31,7 +31,7 @@ inline char const* engineName(Engine e) {
 }
 
 struct EngineOptions {
-    std::size_t sharedLimitBytes = 48 * 1024; // per block; the Cuda backend also checks the device's own limit
+    std::size_t sharedLimitBytes = core::defaultSharedLimitBytes; // per block; Cuda also checks the device's limit
     uint32_t maxTileLevels = 0; // 0: no cap of its own (tests set one to force tiling; see also shmemBlockItems)
     bool interiorLevels = true; // false: every level takes the general path with its boundary tests (tests compare)
     bool timedAuto = true;      // Auto on Serial, OpenMP and Cuda times both engines (false: the planner's rule)
