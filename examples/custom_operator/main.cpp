@@ -38,14 +38,16 @@ struct Case {
     double bottomSlope = slope(grid->faces()[0]), topSlope = slope(grid->faces()[levels]);
     Case() {
         for (uint32_t c = 0; c < columns; ++c)
-            for (uint32_t k = 0; k < levels; ++k) x.at(c, k) = profile(grid->centers()[k], c);
+            for (uint32_t k = 0; k < levels; ++k)
+                x.at(c, k) = profile(grid->centers()[k], c);
     }
 };
 
 std::vector<double> values(ops::Field<double, ops::Center> const& f) {
     std::vector<double> v;
     for (uint32_t c = 0; c < f.columns(); ++c)
-        for (uint32_t k = 0; k < f.levels(); ++k) v.push_back(f.at(c, k));
+        for (uint32_t k = 0; k < f.levels(); ++k)
+            v.push_back(f.at(c, k));
     return v;
 }
 

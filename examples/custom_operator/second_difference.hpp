@@ -16,8 +16,8 @@ namespace ops = strata::ops;
 
 // The rule: what the stencil reads and computes (docs/operators.md, "Defining an operator").
 struct SecondDifferenceRule {
-    using Out = ops::Center;                               // the result lives on cell centers
-    using Operands = ops::Operands<ops::Center>;           // one operand, on cell centers
+    using Out = ops::Center;                                 // the result lives on cell centers
+    using Operands = ops::Operands<ops::Center>;             // one operand, on cell centers
     static constexpr ops::Footprint footprint[] = {{-1, 1}}; // result level k reads levels k-1 .. k+1
     static constexpr ops::BCSet bottom = ops::bc::setGradient;
     static constexpr ops::BCSet top = ops::bc::setGradient;

@@ -6,9 +6,9 @@
 //     free-slip and no-slip ground;
 //   - the column content sum(rho0 psi dz) of a scalar changes by exactly dt rho0_face F through the surface (to
 //     rounding), and a uniform scalar with no surface flux stays uniform.
+#include "tests/core/backends.hpp"
 #include <strata/app/model/implicit_diffusion.hpp>
 #include <strata/operators/column/tridiagonal.hpp>
-#include "tests/core/backends.hpp"
 
 #include <catch2/catch.hpp>
 

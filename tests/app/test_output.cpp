@@ -1,8 +1,8 @@
 // OutputFile and compareFiles on one rank: the CF layout read back with NetCDF-C++, the .partial protocol, errors,
 // and the comparator's verdicts (including the ones that must fail).
+#include "output_test_support.hpp"
 #include <strata/app/io/output.hpp>
 #include <strata/core/error.hpp>
-#include "output_test_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <netcdf>

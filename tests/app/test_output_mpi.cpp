@@ -3,9 +3,9 @@
 //
 // Usage: test_output_mpi <directory>. Writes <directory>/npN_*.nc (N = ranks), so runs at different N never share a
 // file. Exit code is nonzero on every rank if any rank saw a failure.
+#include "output_test_support.hpp"
 #include <strata/app/io/output.hpp>
 #include <strata/core/error.hpp>
-#include "output_test_support.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // Runs the examples of docs/lockstep.md (extracted at build time) and checks their results against plain host loops.
+#include "tests/core/backends.hpp"
 #include <strata/core/lockstep.hpp>
 #include <strata/core/threaded.hpp>
-#include "tests/core/backends.hpp"
 
 #include <catch2/catch.hpp>
 

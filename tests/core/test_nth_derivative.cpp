@@ -1,7 +1,7 @@
 // The threaded-kernels example: the four forms of the n-th derivative agree bit for bit, on every backend, and
 // match an independent host computation (iterated periodic second differences, not the recursion under test).
-#include <strata/core/examples/nth_derivative.hpp>
 #include "tests/core/backends.hpp"
+#include <strata/core/examples/nth_derivative.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // The core test kernels on the Cuda backend, compared with Serial. Compiled in the CUDA configuration; without a
 // device it prints one line and reports "skipped" to CTest (exit code 77).
+#include "tests/core/lockstep_kernels.hpp"
 #include <strata/core/examples/nth_derivative.hpp>
 #include <strata/core/memory.hpp>
-#include "tests/core/lockstep_kernels.hpp"
 
 #include <cstdio>
 #include <cstring>

@@ -48,7 +48,8 @@ void readAsRestart(std::string const& path) {
         strata::app::readRestartMeta(path);
     } catch (strata::app::RestartError const& e) {
         std::string_view const message = e.what();
-        if (message.find(path) == std::string_view::npos) finding("a RestartError that does not name the file", message);
+        if (message.find(path) == std::string_view::npos)
+            finding("a RestartError that does not name the file", message);
         for (char c : message)
             if (static_cast<unsigned char>(c) < 0x20) finding("control character in a message", message);
     } catch (std::exception const& e) {

@@ -292,13 +292,12 @@ TEST_CASE("biased interpolations converge at first order", "[operators][converge
                               auto const bot = perColumn(xVal, zBottom);
                               run(LeftBiasedC2F{SetValue{cv(bot)}}(x), exactX);
                           });
-        convergence<Face>(
-            withTolerance({"RightBiasedC2F", "x", g, "-/SetValue", allLevels, 1.0, 0, ""}),
-            [](auto const& grid, auto const& run) {
-                auto const x = sample<Center>(grid, xVal);
-                auto const top = perColumn(xVal, zTop);
-                run(RightBiasedC2F{NoBC{}, SetValue{cv(top)}}(x), exactX);
-            });
+        convergence<Face>(withTolerance({"RightBiasedC2F", "x", g, "-/SetValue", allLevels, 1.0, 0, ""}),
+                          [](auto const& grid, auto const& run) {
+                              auto const x = sample<Center>(grid, xVal);
+                              auto const top = perColumn(xVal, zTop);
+                              run(RightBiasedC2F{NoBC{}, SetValue{cv(top)}}(x), exactX);
+                          });
         convergence<Center>(withTolerance({"LeftBiasedF2C", "x", g, "-", allLevels, 1.0, 0, ""}),
                             [](auto const& grid, auto const& run) {
                                 auto const x = sample<Face>(grid, xVal);

@@ -1,6 +1,6 @@
 // Stencils are exact where their formula is: linear profiles on uniform and stretched grids.
-#include <strata/operators/operators.hpp>
 #include "tests/core/backends.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <catch2/catch.hpp>
 

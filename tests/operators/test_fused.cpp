@@ -2,9 +2,9 @@
 // on its own (Shmem on Serial as the reference), on every CPU backend and engine, in one launch; on the checking
 // backend (several workers per block, every shared access checked) the targets share the block's buffers one after
 // the other, so a missing sync between them is reported as a race.
-#include <strata/operators/operators.hpp>
 #include "tests/core/backends.hpp"
 #include "tests/operators/engine_cases.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <catch2/catch.hpp>
 

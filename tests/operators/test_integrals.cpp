@@ -1,9 +1,9 @@
 // Column integrals are exact where the midpoint rule is (profiles linear in z), on uniform and stretched grids;
 // hydrostatic pressure matches the analytic isothermal profile; reductions match host loops. The expected values
 // come from closed forms or independent host loops, never from the code under test.
+#include "tests/core/backends.hpp"
 #include <strata/operators/column/integrals.hpp>
 #include <strata/operators/operators.hpp>
-#include "tests/core/backends.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -3,9 +3,9 @@
 // store, at every alignment and length of a column run, for double and float, and be used exactly where the options
 // say (Shmem, written not added, one worker per block). The random-tree test (test_engine_equivalence) also compares
 // their bits with Direct's on every tree, tiled (unaligned tile starts) and not.
-#include <strata/operators/operators.hpp>
 #include "tests/core/backends.hpp"
 #include "tests/operators/engine_cases.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -2,8 +2,8 @@
 // alternate the engines and keep each one's best time; later calls take the faster. The choice is tested with times
 // fed by hand (what it must pick follows from the times, not from the code), and evaluate with it must give the bits
 // of an explicit engine on every call, trial calls included (evaluateAdd adds exactly once per call).
-#include <strata/operators/operators.hpp>
 #include "tests/operators/engine_cases.hpp"
+#include <strata/operators/operators.hpp>
 
 #include <catch2/catch.hpp>
 

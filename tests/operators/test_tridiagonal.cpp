@@ -1,8 +1,8 @@
 // The tridiagonal solver: Thomas and cyclic reduction solve random strictly diagonally dominant systems (residuals
 // computed on the host, in long double), agree with each other, are race-free under the Threads checker, and are
 // bit-identical across backends and worker counts; the variant rules (Auto, Bfb, the shared-memory fallback) hold.
-#include <strata/operators/column/tridiagonal.hpp>
 #include "tests/core/backends.hpp"
+#include <strata/operators/column/tridiagonal.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -24,10 +24,10 @@ struct DividingRule : my_physics::SecondDifferenceRule {
     STRATA_HD static auto apply(Ctx const& ctx, Level k, Op const& op, A const& a) {
         using V = decltype(a(0));
         auto const& g = ctx.grid;
-        V const below = (Ctx::interior || k > 0) ? (a(k) - a(k - 1)) / V(g.dzFace[k])
-                                                  : bcValue<V>(op.bottom.value, ctx.col);
+        V const below =
+            (Ctx::interior || k > 0) ? (a(k) - a(k - 1)) / V(g.dzFace[k]) : bcValue<V>(op.bottom.value, ctx.col);
         V const above = (Ctx::interior || k + 1 < g.n()) ? (a(k + 1) - a(k)) / V(g.dzFace[k + 1])
-                                                          : bcValue<V>(op.top.value, ctx.col);
+                                                         : bcValue<V>(op.top.value, ctx.col);
         return (above - below) / V(g.dzCenter[k]);
     }
 };
@@ -80,7 +80,8 @@ TEMPLATE_TEST_CASE("a user-defined operator matches the built-in operators bit f
     uint32_t const cols = 7;
     Field<double, Center> x(grid, cols, core::MemSpace::Host);
     for (uint32_t c = 0; c < cols; ++c)
-        for (uint32_t k = 0; k < 23; ++k) x.at(c, k) = std::sin(0.7 * k + c) * 300.0 + 0.01 * k * k;
+        for (uint32_t k = 0; k < 23; ++k)
+            x.at(c, k) = std::sin(0.7 * k + c) * 300.0 + 0.01 * k * k;
     Field<double, Center> user(grid, cols, core::MemSpace::Host), builtIn(grid, cols, core::MemSpace::Host),
         dividing(grid, cols, core::MemSpace::Host);
 

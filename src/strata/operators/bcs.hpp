@@ -26,20 +26,19 @@ namespace strata::ops {
 struct BCSet {
     uint32_t bits = 0;
 };
-constexpr BCSet operator|(BCSet a, BCSet b) {
-    return {a.bits | b.bits};
-}
+constexpr BCSet operator|(BCSet a, BCSet b) { return {a.bits | b.bits}; }
 
 // The kinds in bit order, with their names (as the compile errors list them).
 inline constexpr std::size_t bcKindCount = 7;
 constexpr std::string_view bcKindName(std::size_t bit) {
-    constexpr std::string_view names[bcKindCount] = {"none", "SetValue", "SetGradient", "SetDivergence",
-                                                     "Extrapolate", "FirstOrderOneSided", "ThirdOrderOneSided"};
+    constexpr std::string_view names[bcKindCount] = {
+        "none", "SetValue", "SetGradient", "SetDivergence", "Extrapolate", "FirstOrderOneSided", "ThirdOrderOneSided"};
     return names[bit];
 }
 constexpr std::size_t bcCount(BCSet s) {
     std::size_t n = 0;
-    for (std::size_t bit = 0; bit < bcKindCount; ++bit) n += (s.bits >> bit) & 1u;
+    for (std::size_t bit = 0; bit < bcKindCount; ++bit)
+        n += (s.bits >> bit) & 1u;
     return n;
 }
 

@@ -172,8 +172,9 @@ struct Operator {
     // Applying the operator to its operands builds the expression node; nothing is evaluated yet.
     template <class... X>
     auto operator()(X const&... x) const {
-        static_assert(requires { std::string_view{Derived::name}; },
-                      "Strata operator: the operator states its name (static constexpr std::string_view name)");
+        static_assert(
+            requires { std::string_view{Derived::name}; },
+            "Strata operator: the operator states its name (static constexpr std::string_view name)");
         if constexpr (sizeof...(X) != Rule::Operands::count) {
             static_assert(sizeof...(X) == Rule::Operands::count,
                           "Strata operator: the number of operands differs from the rule's Operands");
