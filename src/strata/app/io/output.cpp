@@ -266,6 +266,45 @@ void validate(OutputFileSpec const& spec) {
         claim(s.name);
 }
 
+// While define() runs (rank 0): the dimensions the variables are defined on, and the coordinates' values, written
+// once every variable is defined: the coordinates, then their cells' bounds, each in the order defined.
+struct DefinedAxes {
+    NcDim time, bnds, lev, ilev;
+    std::vector<NcDim> horizontal; // (lat, lon) or (ncol)
+    std::vector<std::pair<NcVar, double const*>> coordinates;
+    std::vector<std::pair<NcVar, std::vector<double>>> bounds;
+};
+
+// A height coordinate (m, positive up) and its dimension.
+NcVar defineHeight(NcFile& file, std::string const& name, std::vector<double> const& heights,
+                   std::string const& longName, NcDim& dim) {
+    dim = file.addDim(name, heights.size());
+    NcVar const var = file.addVar(name, netCDF::ncDouble, dim);
+    var.putAtt("standard_name", "height");
+    var.putAtt("long_name", longName);
+    var.putAtt("units", "m");
+    var.putAtt("axis", "Z");
+    var.putAtt("positive", "up");
+    return var;
+}
+
+// lat and lon; `coordinateVariables`: they are the grid's axes (only coordinate variables may say axis in CF-1.8).
+std::pair<NcVar, NcVar> defineLatLon(NcFile& file, NcDim const& latDim, NcDim const& lonDim, bool coordinateVariables) {
+    NcVar const latVar = file.addVar("lat", netCDF::ncDouble, latDim);
+    latVar.putAtt("standard_name", "latitude");
+    latVar.putAtt("long_name", "latitude");
+    latVar.putAtt("units", "degrees_north");
+    NcVar const lonVar = file.addVar("lon", netCDF::ncDouble, lonDim);
+    lonVar.putAtt("standard_name", "longitude");
+    lonVar.putAtt("long_name", "longitude");
+    lonVar.putAtt("units", "degrees_east");
+    if (coordinateVariables) {
+        latVar.putAtt("axis", "Y");
+        lonVar.putAtt("axis", "X");
+    }
+    return {latVar, lonVar};
+}
+
 } // namespace
 
 struct OutputFile::Impl {
@@ -315,6 +354,14 @@ struct OutputFile::Impl {
     void checkDistribution(uint64_t firstColumn);
     void create();
     void define(std::string const& earlierHistory);
+    void defineGlobalAttributes(std::string const& earlierHistory);
+    void defineTime(DefinedAxes& axes);
+    void defineHeights(DefinedAxes& axes);
+    void defineHorizontal(DefinedAxes& axes);
+    void defineBounds(DefinedAxes& axes, NcVar const& coordinate, NcDim const& dim, std::vector<double> values);
+    NcVar defineDataVariable(OutputVariable const& v, DefinedAxes const& axes);
+    void setChunking(NcVar& var, OutputVariable const& v) const;
+    NcVar defineSeries(TimeSeries const& s, NcDim const& time);
     void copyContinued(NcFile const& source);
     void streamAndWrite(std::size_t v, std::span<double const> local, std::string& problem);
     void writeColumns(std::size_t v, uint64_t first, std::span<double const> values);
@@ -383,12 +430,29 @@ void OutputFile::Impl::copyContinued(NcFile const& source) {
 }
 
 // Rank 0: defines the whole file and writes the coordinates; `earlierHistory`: the history attribute of the file a
-// continuation continues, kept below this run's line.
+// continuation continues, kept below this run's line. The definitions, and the values written after them, keep one
+// order: the attributes, time, the heights, the horizontal coordinates, the data variables, the series.
 void OutputFile::Impl::define(std::string const& earlierHistory) {
     file = std::make_unique<NcFile>(partial, NcFile::newFile, spec.netcdf4 ? NcFile::nc4 : NcFile::classic64);
     writerLock.lock(partial);
-    file->putAtt("strata_run_status", "running");
+    defineGlobalAttributes(earlierHistory);
+    DefinedAxes axes;
+    defineTime(axes);
+    defineHeights(axes);
+    defineHorizontal(axes);
+    for (OutputVariable const& v : spec.variables)
+        dataVars.push_back(defineDataVariable(v, axes));
+    for (TimeSeries const& s : spec.series)
+        seriesVars.push_back(defineSeries(s, axes.time));
+    for (auto const& [var, values] : axes.coordinates)
+        var.putVar(values);
+    for (auto const& [var, values] : axes.bounds)
+        var.putVar(values.data());
+    file->sync();
+}
 
+void OutputFile::Impl::defineGlobalAttributes(std::string const& earlierHistory) {
+    file->putAtt("strata_run_status", "running");
     file->putAtt("Conventions", "CF-1.8");
     file->putAtt("title", spec.title);
     file->putAtt("source", spec.source);
@@ -396,10 +460,11 @@ void OutputFile::Impl::define(std::string const& earlierHistory) {
                  isoTimestampNow() + ": " + spec.history + (earlierHistory.empty() ? "" : "\n" + earlierHistory));
     file->putAtt("strata_config", spec.configYaml);
     file->putAtt("strata_run_id", runId);
+}
 
-    NcDim const time = file->addDim("time");
-    NcDim bnds;
-    timeVar = file->addVar("time", netCDF::ncDouble, time);
+void OutputFile::Impl::defineTime(DefinedAxes& axes) {
+    axes.time = file->addDim("time");
+    timeVar = file->addVar("time", netCDF::ncDouble, axes.time);
     timeVar.putAtt("standard_name", "time");
     timeVar.putAtt("long_name", "time");
     timeVar.putAtt("units", spec.timeUnits);
@@ -407,112 +472,96 @@ void OutputFile::Impl::define(std::string const& earlierHistory) {
     timeVar.putAtt("axis", "T");
     // Each record closes the interval since the previous one (the first: a point): what "time: mean" fields average.
     timeVar.putAtt("bounds", "time_bnds");
-    bnds = file->addDim("nv", 2);
-    timeBounds = file->addVar("time_bnds", netCDF::ncDouble, {time, bnds});
+    axes.bnds = file->addDim("nv", 2);
+    timeBounds = file->addVar("time_bnds", netCDF::ncDouble, {axes.time, axes.bnds});
+}
 
-    auto addHeights = [&](std::string const& name, std::vector<double> const& heights, std::string const& longName) {
-        NcDim const dim = file->addDim(name, heights.size());
-        NcVar const var = file->addVar(name, netCDF::ncDouble, dim);
-        var.putAtt("standard_name", "height");
-        var.putAtt("long_name", longName);
-        var.putAtt("units", "m");
-        var.putAtt("axis", "Z");
-        var.putAtt("positive", "up");
-        return std::pair{dim, var};
-    };
-    auto const [lev, levVar] = addHeights("lev", spec.lev, "height of level centers");
-    std::pair<NcDim, NcVar> ilev;
-    if (!spec.ilev.empty()) ilev = addHeights("ilev", spec.ilev, "height of level faces (interfaces)");
-    // Cell bounds (CF 7.1): each center's cell is between the faces below and above it.
-    std::vector<std::pair<NcVar, std::vector<double>>> boundsValues;
-    auto addBounds = [&](NcVar& coordinate, NcDim const& dim, std::vector<double> values) {
-        std::string const name = coordinate.getName() + "_bnds";
-        coordinate.putAtt("bounds", name);
-        boundsValues.emplace_back(file->addVar(name, netCDF::ncDouble, {dim, bnds}), std::move(values));
-    };
-    if (spec.ilev.size() == spec.lev.size() + 1) {
-        std::vector<double> b;
-        for (std::size_t k = 0; k < spec.lev.size(); ++k)
-            b.insert(b.end(), {spec.ilev[k], spec.ilev[k + 1]});
-        NcVar levCoordinate = levVar;
-        addBounds(levCoordinate, lev, std::move(b));
+// lev (cell centers) and ilev (faces, when given), with the cells' bounds when there is a face on either side of
+// each center (CF 7.1: each center's cell is between the faces below and above it).
+void OutputFile::Impl::defineHeights(DefinedAxes& axes) {
+    NcVar levVar = defineHeight(*file, "lev", spec.lev, "height of level centers", axes.lev);
+    axes.coordinates.emplace_back(levVar, spec.lev.data());
+    if (!spec.ilev.empty()) {
+        NcVar const ilevVar = defineHeight(*file, "ilev", spec.ilev, "height of level faces (interfaces)", axes.ilev);
+        axes.coordinates.emplace_back(ilevVar, spec.ilev.data());
     }
+    if (spec.ilev.size() != spec.lev.size() + 1) return;
+    std::vector<double> b;
+    for (std::size_t k = 0; k < spec.lev.size(); ++k)
+        b.insert(b.end(), {spec.ilev[k], spec.ilev[k + 1]});
+    defineBounds(axes, levVar, axes.lev, std::move(b));
+}
 
+// lat and lon: coordinate variables of a lat-lon grid (with their cells' bounds), or auxiliary coordinates over ncol.
+void OutputFile::Impl::defineHorizontal(DefinedAxes& axes) {
     HorizontalCoords const& h = spec.horizontal;
-    std::vector<NcDim> horizontal;
-    NcVar latVar, lonVar;
-    auto addLatLon = [&](NcDim const& latDim, NcDim const& lonDim, bool coordinateVariables) {
-        latVar = file->addVar("lat", netCDF::ncDouble, latDim);
-        latVar.putAtt("standard_name", "latitude");
-        latVar.putAtt("long_name", "latitude");
-        latVar.putAtt("units", "degrees_north");
-        lonVar = file->addVar("lon", netCDF::ncDouble, lonDim);
-        lonVar.putAtt("standard_name", "longitude");
-        lonVar.putAtt("long_name", "longitude");
-        lonVar.putAtt("units", "degrees_east");
-        if (!coordinateVariables) return;
-        latVar.putAtt("axis", "Y");
-        lonVar.putAtt("axis", "X");
-    };
     if (h.latlon) {
-        horizontal = {file->addDim("lat", h.nlat), file->addDim("lon", h.nlon)};
-        addLatLon(horizontal[0], horizontal[1], true);
+        axes.horizontal = {file->addDim("lat", h.nlat), file->addDim("lon", h.nlon)};
+        auto [latVar, lonVar] = defineLatLon(*file, axes.horizontal[0], axes.horizontal[1], true);
+        axes.coordinates.emplace_back(latVar, h.lat.data());
+        axes.coordinates.emplace_back(lonVar, h.lon.data());
         // Equal cells around the centers: latitudes from -90 to 90, longitudes from 0 to 360.
-        addBounds(latVar, horizontal[0], cellBounds(h.lat, -90.0, 90.0));
-        addBounds(lonVar, horizontal[1], cellBounds(h.lon, 0.0, 360.0));
+        defineBounds(axes, latVar, axes.horizontal[0], cellBounds(h.lat, -90.0, 90.0));
+        defineBounds(axes, lonVar, axes.horizontal[1], cellBounds(h.lon, 0.0, 360.0));
     } else {
-        horizontal = {file->addDim("ncol", h.ncol)};
-        addLatLon(horizontal[0], horizontal[0], false);
+        axes.horizontal = {file->addDim("ncol", h.ncol)};
+        auto const [latVar, lonVar] = defineLatLon(*file, axes.horizontal[0], axes.horizontal[0], false);
+        axes.coordinates.emplace_back(latVar, h.lat.data());
+        axes.coordinates.emplace_back(lonVar, h.lon.data());
     }
+}
 
+// Cell bounds (CF 7.1): "<coordinate>_bnds" over (dim, nv), its values written after the definitions.
+void OutputFile::Impl::defineBounds(DefinedAxes& axes, NcVar const& coordinate, NcDim const& dim,
+                                    std::vector<double> values) {
+    std::string const name = coordinate.getName() + "_bnds";
+    coordinate.putAtt("bounds", name);
+    axes.bounds.emplace_back(file->addVar(name, netCDF::ncDouble, {dim, axes.bnds}), std::move(values));
+}
+
+NcVar OutputFile::Impl::defineDataVariable(OutputVariable const& v, DefinedAxes const& axes) {
+    HorizontalCoords const& h = spec.horizontal;
     netCDF::NcType const& valueType =
         spec.doublePrecision ? static_cast<netCDF::NcType const&>(netCDF::ncDouble) : netCDF::ncFloat;
-    for (OutputVariable const& v : spec.variables) {
-        std::vector<NcDim> dims{time};
-        if (!v.surface) dims.push_back(v.onFaces ? ilev.first : lev);
-        dims.insert(dims.end(), horizontal.begin(), horizontal.end());
-        NcVar var = file->addVar(v.name, valueType, dims);
-        if (spec.netcdf4) {
-            std::vector<std::size_t> chunks =
-                chunkShape(spec, v.onFaces ? spec.ilev.size() : spec.lev.size(), v.surface);
-            var.setChunking(NcVar::nc_CHUNKED, chunks);
-            // HDF5's chunk cache, bounded per variable: a record's chunks are written whole (at most one, across two
-            // ranks' columns, waits for the next rank), so a few chunks suffice, and rank 0's memory does not grow
-            // with the grid. Fully written chunks are evicted first (preemption 1).
-            std::size_t chunkBytes = spec.doublePrecision ? sizeof(double) : sizeof(float);
-            for (std::size_t n : chunks)
-                chunkBytes *= n;
-            var.setChunkCache(4 * chunkBytes, 31, 1.0f);
-            if (spec.deflate > 0) var.setCompression(true, true, spec.deflate);
-        }
-        if (!v.standardName.empty()) var.putAtt("standard_name", v.standardName);
-        var.putAtt("long_name", v.longName);
-        var.putAtt("units", v.units);
-        var.putAtt("cell_methods", v.cellMethods.empty() ? std::string("time: point") : v.cellMethods);
-        if (!h.latlon) var.putAtt("coordinates", "lat lon");
-        // The default fill value, declared: a value never written reads as missing, not as a number.
-        if (spec.doublePrecision)
-            var.putAtt("_FillValue", netCDF::ncDouble, NC_FILL_DOUBLE);
-        else
-            var.putAtt("_FillValue", netCDF::ncFloat, NC_FILL_FLOAT);
-        dataVars.push_back(var);
-    }
-    for (TimeSeries const& s : spec.series) {
-        NcVar const var = file->addVar(s.name, netCDF::ncDouble, time);
-        var.putAtt("long_name", s.longName);
-        var.putAtt("units", s.units);
-        var.putAtt("cell_methods", s.cellMethods.empty() ? std::string("time: point") : s.cellMethods);
+    std::vector<NcDim> dims{axes.time};
+    if (!v.surface) dims.push_back(v.onFaces ? axes.ilev : axes.lev);
+    dims.insert(dims.end(), axes.horizontal.begin(), axes.horizontal.end());
+    NcVar var = file->addVar(v.name, valueType, dims);
+    if (spec.netcdf4) setChunking(var, v);
+    if (!v.standardName.empty()) var.putAtt("standard_name", v.standardName);
+    var.putAtt("long_name", v.longName);
+    var.putAtt("units", v.units);
+    var.putAtt("cell_methods", v.cellMethods.empty() ? std::string("time: point") : v.cellMethods);
+    if (!h.latlon) var.putAtt("coordinates", "lat lon");
+    // The default fill value, declared: a value never written reads as missing, not as a number.
+    if (spec.doublePrecision)
         var.putAtt("_FillValue", netCDF::ncDouble, NC_FILL_DOUBLE);
-        seriesVars.push_back(var);
-    }
+    else
+        var.putAtt("_FillValue", netCDF::ncFloat, NC_FILL_FLOAT);
+    return var;
+}
 
-    levVar.putVar(spec.lev.data());
-    if (!spec.ilev.empty()) ilev.second.putVar(spec.ilev.data());
-    latVar.putVar(h.lat.data());
-    lonVar.putVar(h.lon.data());
-    for (auto const& [var, values] : boundsValues)
-        var.putVar(values.data());
-    file->sync();
+// netCDF-4: the data variable's chunks (chunkShape), its chunk cache and its compression.
+void OutputFile::Impl::setChunking(NcVar& var, OutputVariable const& v) const {
+    std::vector<std::size_t> chunks = chunkShape(spec, v.onFaces ? spec.ilev.size() : spec.lev.size(), v.surface);
+    var.setChunking(NcVar::nc_CHUNKED, chunks);
+    // HDF5's chunk cache, bounded per variable: a record's chunks are written whole (at most one, across two ranks'
+    // columns, waits for the next rank), so a few chunks suffice, and rank 0's memory does not grow with the grid.
+    // Fully written chunks are evicted first (preemption 1).
+    std::size_t chunkBytes = spec.doublePrecision ? sizeof(double) : sizeof(float);
+    for (std::size_t n : chunks)
+        chunkBytes *= n;
+    var.setChunkCache(4 * chunkBytes, 31, 1.0f);
+    if (spec.deflate > 0) var.setCompression(true, true, spec.deflate);
+}
+
+NcVar OutputFile::Impl::defineSeries(TimeSeries const& s, NcDim const& time) {
+    NcVar const var = file->addVar(s.name, netCDF::ncDouble, time);
+    var.putAtt("long_name", s.longName);
+    var.putAtt("units", s.units);
+    var.putAtt("cell_methods", s.cellMethods.empty() ? std::string("time: point") : s.cellMethods);
+    var.putAtt("_FillValue", netCDF::ncDouble, NC_FILL_DOUBLE);
+    return var;
 }
 
 OutputFile::OutputFile(core::Context const& ctx, OutputFileSpec spec, uint64_t firstColumn, uint32_t localColumns)
