@@ -62,6 +62,15 @@ std::size_t sharedMemoryPerBlock(Cuda const& backend) {
     return defaultSharedLimitBytes;
 }
 
+bool selectDevice(Cuda const& backend) {
+#if defined(STRATA_HAVE_CUDA)
+    return cudaSetDevice(backend.device) == cudaSuccess;
+#else
+    (void)backend;
+    return false;
+#endif
+}
+
 #if defined(STRATA_HAVE_CUDA)
 void synchronize(Cuda const&) { // the host thread's current device: the one its launches selected
     cudaError_t const err = cudaDeviceSynchronize();

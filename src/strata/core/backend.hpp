@@ -10,10 +10,15 @@
 //  Cuda     one CUDA thread per worker, compiled by nvcc when STRATA_ENABLE_CUDA=ON.
 //
 // What kernels may assume of a backend are traits of its tag (not tests of which tag it is), so that a new backend is
-// one tag with its traits and one launch loop (core/lockstep/detail/launch_*):
+// one tag with its traits, one launch specialisation (lockstep::detail::Launcher<Tag>, core/lockstep/detail/launch_*)
+// and one entry in the list of compiled backends (core/backends.hpp):
+//   Tag                the tag itself: launches dispatch on it, so that a type made from a tag (GridLimited)
+//                      launches as the tag does
 //   memSpace           where its kernels' data live (Host, Cuda)
 //   isGpu              a device of many threads per block and a launch cost of microseconds: the planners stage
-//                      every argument and pick CyclicReduction over Thomas
+//                      every argument and pick CyclicReduction over Thomas; a block is whole warps (a compile-time
+//                      count, BlockCfg's cudaNumWorkers), sync() is the device's block barrier, launches return before
+//                      the work is done (synchronize below waits), and the tag carries the `device` it runs on
 //   oneWorkerPerBlock  a block is one worker: kernels walk their work in plain loops (which the compiler vectorises)
 //                      and need not stage stencil-free arguments; sync() does nothing
 //   checked            shared-memory accesses and syncs are checked (the Threads backend)
@@ -21,7 +26,8 @@
 //                      reference bandwidth of the benchmarks) count them
 //   maxGridBlocks      the most blocks one launch asks for; kernels walk further work grid-stride (CUDA's 65535 is
 //                      used on every backend, so that plans are alike)
-// Every tag states all of them (a tag is an aggregate: `Threads{3}` must stay its worker count).
+// Every tag states all of them (a tag is an aggregate: `Threads{3}` must stay its worker count). Besides traits, a tag
+// holds what is chosen at run time: Threads its workers per block, Cuda its device.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +49,7 @@ inline constexpr uint32_t defaultBlockItems = 256;
 inline constexpr std::size_t defaultSharedLimitBytes = 48 * 1024;
 
 struct Serial {
+    using Tag = Serial;
     static constexpr std::string_view name = "serial";
     static constexpr MemSpace memSpace = MemSpace::Host;
     static constexpr bool isGpu = false;
@@ -53,6 +60,7 @@ struct Serial {
 };
 
 struct OpenMP {
+    using Tag = OpenMP;
     static constexpr std::string_view name = "openmp";
     static constexpr MemSpace memSpace = MemSpace::Host;
     static constexpr bool isGpu = false;
@@ -63,6 +71,7 @@ struct OpenMP {
 };
 
 struct Threads {
+    using Tag = Threads;
     static constexpr std::string_view name = "threads";
     static constexpr MemSpace memSpace = MemSpace::Host;
     static constexpr bool isGpu = false;
@@ -75,6 +84,7 @@ struct Threads {
 };
 
 struct Cuda {
+    using Tag = Cuda;
     static constexpr std::string_view name = "cuda";
     static constexpr MemSpace memSpace = MemSpace::Cuda;
     static constexpr bool isGpu = true;
@@ -87,7 +97,8 @@ struct Cuda {
 
 // A backend whose launches ask for at most MaxBlocks blocks: the kernels walk the rest of their work grid-stride, as
 // they do past 65535 blocks. For tests: with the real limit, a kernel's grid-stride loop runs only at millions of
-// points. It launches as its base (lockstep::launch dispatches on the base tag) and keeps the base's other traits.
+// points. It launches as its base (lockstep::launch dispatches on `Tag`, the base's) and keeps the base's other
+// traits.
 template <class Base, uint32_t MaxBlocks>
 struct GridLimited : Base {
     static_assert(MaxBlocks > 0);
@@ -101,6 +112,9 @@ int openmpThreads();   // the threads an OpenMP parallel region would use now (1
 int cudaDeviceCount(); // 0 when not compiled or no device is visible
 // Shared memory one block may use on the device (the opt-in maximum); 48 KiB when it cannot be asked.
 std::size_t sharedMemoryPerBlock(Cuda const& backend);
+// Makes the backend's device the calling host thread's current one, on which Buffers are allocated; false when it
+// cannot be selected (or Cuda is not compiled).
+bool selectDevice(Cuda const& backend);
 
 // Waits until the work launched so far on the backend has finished (Cuda: the work of the calling host thread's
 // current device, which its launches on `backend` selected; a strata::Error names a kernel failure). Kernels on the
@@ -108,7 +122,7 @@ std::size_t sharedMemoryPerBlock(Cuda const& backend);
 // counts the device's time.
 void synchronize(Cuda const& backend);
 template <class Backend>
-requires(!std::is_base_of_v<Cuda, Backend>) // a tag made from Cuda (GridLimited) takes the overload above
+requires(!Backend::isGpu) // a tag made from Cuda (GridLimited) takes the overload above
     void synchronize(Backend const&) {}
 
 } // namespace strata::core

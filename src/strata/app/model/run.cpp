@@ -1,25 +1,30 @@
+#include <strata/app/model/instantiate.hpp>
 #include <strata/app/model/run_impl.hpp>
 
 #include <strata/core/backend.hpp>
+#include <strata/core/backends.hpp>
 #include <strata/core/memory.hpp>
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <pthread.h>
 #include <signal.h>
+#include <string>
+#include <string_view>
 #include <sys/resource.h>
+#include <type_traits>
 #include <unistd.h>
 
 namespace strata::app {
 
-#if defined(STRATA_HAVE_CUDA)
-// Defined in run_cuda.cu, compiled by nvcc.
-RunSummary runWithCuda(Config const& cfg, core::Context const& comm, RunOptions const& options, std::ostream& log);
-#endif
+// Each backend's time loop is compiled in a file of its own (Cuda's by nvcc): the dispatch below calls them.
+STRATA_FOR_EACH_BACKEND(STRATA_DECLARE_MODEL)
 
 std::string bytesText(uint64_t bytes) {
     char text[32];
@@ -274,6 +279,67 @@ void checkRestartCompatible(Config const& cfg, RestartMeta const& meta, std::str
                           "time.steps", "a run at least as long as the one that wrote " + restartFile);
 }
 
+// Every backend of core/backends.hpp is a choice of backend.type (app/config.hpp), under the tag's name.
+static_assert(
+    [] {
+        bool all = true;
+        core::forEachBackend([&]<class Backend>(std::type_identity<Backend>) {
+            bool named = false;
+            for (auto const& [name, value] : Choices<BackendType>::names)
+                named = named || (name == Backend::name && value != BackendType::Auto);
+            all = all && named;
+        });
+        return all;
+    }(),
+    "a backend of core/backends.hpp has no choice of its name in BackendType (app/config.hpp)");
+
+namespace {
+
+// The host backends other than `refused`, for a message ("serial, threads"): those a build without a device runs.
+std::string hostBackendsBut(std::string_view refused) {
+    std::string names;
+    core::forEachBackend([&]<class Backend>(std::type_identity<Backend>) {
+        if (Backend::memSpace != core::MemSpace::Host || Backend::name == refused) return;
+        names += (names.empty() ? "" : ", ") + std::string(Backend::name);
+    });
+    return names;
+}
+
+std::string upper(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return out;
+}
+
+// A run on one backend: the tag made from the configuration and the rank (a run-time worker count from
+// backend.threads_workers, the GPU of the rank's node-local rank), the name the banner and the file's `source` give
+// it, and what the build or the machine cannot run. The rest is the same template for every backend (run_impl.hpp).
+template <class Backend>
+RunSummary runOn(Config const& cfg, core::Context const& comm, RunOptions const& options, std::ostream& log) {
+    Backend backend{};
+    std::string name(Backend::name);
+    if constexpr (Backend::hostParallel) {
+        if (!core::openmpCompiled())
+            throw ConfigError("'" + name + "' is not compiled into this build", "backend.type",
+                              hostBackendsBut(Backend::name) + " or auto");
+        // The thread count is part of the name: the banner and the file's `source` say how the run was made.
+        name += " (" + std::to_string(core::openmpThreads()) + " threads)";
+    }
+    if constexpr (requires(Backend & b) { b.numWorkers; }) backend.numWorkers = cfg.backend.threadsWorkers;
+    if constexpr (Backend::isGpu) {
+        if (core::cudaDeviceCount() == 0)
+            throw ConfigError("'" + name + "' was asked for but no CUDA device is visible", "backend.type",
+                              "a rank with a GPU, or backend.type: auto");
+        backend.device = comm.deviceFor(core::cudaDeviceCount());
+        if (!core::selectDevice(backend)) // buffers are allocated on the current device
+            throw Error("cannot select CUDA device " + std::to_string(backend.device), "backend.type: " + name);
+    }
+    return runWith(backend, name, cfg, comm, options, log);
+}
+
+} // namespace
+
 // `auto` without a GPU: OpenMP only when a rank has enough cells to pay for a parallel region per kernel (a step
 // launches about a hundred small kernels; on a few hundred cells OpenMP's fork and join cost many times the work).
 // The choice changes no result: the backends agree bit for bit.
@@ -295,29 +361,14 @@ RunSummary runCase(Config const& cfg, core::Context const& comm, RunOptions cons
                : core::openmpCompiled() && perRank >= openmpMinimumCellsPerRank ? BackendType::OpenMP
                                                                                 : BackendType::Serial;
     }
-    if (type == BackendType::Serial) return runWith(core::Serial{}, "serial", cfg, comm, options, log);
-    if (type == BackendType::OpenMP) {
-        if (!core::openmpCompiled())
-            throw ConfigError("'openmp' is not compiled into this build", "backend.type", "serial, threads or auto");
-        // The thread count is part of the name: the banner and the file's `source` say how the run was made.
-        return runWith(core::OpenMP{}, "openmp (" + std::to_string(core::openmpThreads()) + " threads)", cfg, comm,
-                       options, log);
-    }
-    if (type == BackendType::Threads)
-        return runWith(core::Threads{cfg.backend.threadsWorkers, true}, "threads", cfg, comm, options, log);
-    if (type == BackendType::Cuda) {
-#if defined(STRATA_HAVE_CUDA)
-        if (core::cudaDeviceCount() == 0)
-            throw ConfigError("'cuda' was asked for but no CUDA device is visible", "backend.type",
-                              "a rank with a GPU, or backend.type: auto");
-        return runWithCuda(cfg, comm, options, log);
-#else
-        throw ConfigError("'cuda' is not compiled into this build", "backend.type",
-                          "serial, openmp, threads or auto (or a build with STRATA_ENABLE_CUDA=ON)");
-#endif
-    }
-    throw ConfigError("unknown backend '" + std::string(nameOf(type)) + "'", "backend.type",
-                      "auto, serial, openmp, threads or cuda");
+    std::optional<RunSummary> summary;
+    if (!core::withBackendNamed(nameOf(type), [&]<class Backend>(std::type_identity<Backend>) {
+            summary = runOn<Backend>(cfg, comm, options, log);
+        }))
+        throw ConfigError("'" + std::string(nameOf(type)) + "' is not compiled into this build", "backend.type",
+                          hostBackendsBut(nameOf(type)) + " or auto (or a build with STRATA_ENABLE_" +
+                              upper(nameOf(type)) + "=ON)");
+    return *summary;
 }
 
 } // namespace strata::app

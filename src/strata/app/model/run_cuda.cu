@@ -1,17 +1,10 @@
-// The time loop on the Cuda backend: the same template as the CPU backends, compiled by nvcc. Each rank uses the
-// GPU of its node-local rank.
+// The time loop on the Cuda backend: the same template as the CPU backends, compiled here once by nvcc (run.cpp
+// declares it extern and dispatches to it; run_serial.cpp says why each backend has a file of its own).
+#include <strata/app/model/instantiate.hpp>
 #include <strata/app/model/run_impl.hpp>
-
-#include <cuda_runtime.h>
 
 namespace strata::app {
 
-RunSummary runWithCuda(Config const& cfg, core::Context const& comm, RunOptions const& options, std::ostream& log) {
-    core::Cuda backend;
-    backend.device = comm.deviceFor(core::cudaDeviceCount());
-    if (cudaSetDevice(backend.device) != cudaSuccess) // buffers are allocated on the current device
-        throw Error("cannot select CUDA device " + std::to_string(backend.device), "backend.type: cuda");
-    return runWith(backend, "cuda", cfg, comm, options, log);
-}
+STRATA_INSTANTIATE_MODEL(core::Cuda)
 
 } // namespace strata::app

@@ -1,6 +1,7 @@
 // The time loop on Serial, compiled here once (app/model/run_impl.hpp declares it extern), and what else needs a
 // Model<core::Serial>: the memory estimate and the pre-run checks that `strata run` and `strata validate` make. Each
 // CPU backend's loop has a file of its own so that a build compiles them in parallel.
+#include <strata/app/model/instantiate.hpp>
 #include <strata/app/model/run_impl.hpp>
 
 #include <strata/core/memory.hpp>
@@ -12,9 +13,7 @@
 
 namespace strata::app {
 
-template std::map<std::string, ProcessFactory<core::Serial>> const& processRegistry<core::Serial>();
-template RunSummary runWith<core::Serial>(core::Serial const&, std::string const&, Config const&, core::Context const&,
-                                          RunOptions const&, std::ostream&);
+STRATA_INSTANTIATE_MODEL(core::Serial)
 
 MemoryEstimate estimateMemory(Config const& config, core::Context const& comm) {
     MemoryEstimate m;

@@ -14,7 +14,8 @@
 // Arguments are copied to every block (pass views and pointers, not containers). Launches are synchronous on the CPU
 // backends; on Cuda they are queued in order on the default stream (STRATA_CUDA_SYNC=1 waits for each, see
 // detail/launch_cuda.cuh). Errors (a race found by Threads, a CUDA launch failure) throw strata::Error naming the
-// kernel. The configuration types are in launch_cfg.hpp, each backend's launch loop in detail/.
+// kernel. The configuration types are in launch_cfg.hpp, each backend's launch specialisation in detail/ (one
+// `Launcher<Tag>` per backend, detail/launcher.hpp).
 #pragma once
 
 #include <strata/core/backend.hpp>
@@ -40,6 +41,7 @@ inline std::atomic<uint64_t>& launchCounter() {
 } // namespace strata::lockstep
 
 #include <strata/core/lockstep/detail/launch_cpu.hpp>
+#include <strata/core/lockstep/detail/launcher.hpp>
 #if defined(__CUDACC__)
 #include <strata/core/lockstep/detail/launch_cuda.cuh>
 #endif
@@ -51,15 +53,8 @@ void launch(Backend const& backend, LaunchCfg<Dom> const& cfg, Kernel const& ker
     using Cfg = typename detail::ResolveBlockCfg<Kernel, Dom>::type;
     if (cfg.gridSize == 0) return;
     launchCounter().fetch_add(1, std::memory_order_relaxed);
-    if constexpr (std::is_base_of_v<core::Cuda, Backend>) { // a tag or one made from it (GridLimited)
-#if defined(__CUDACC__)
-        detail::launchCuda<Cfg>(backend, cfg, kernel, args...);
-#else
-        static_assert(sizeof(Backend) == 0, "launching on Cuda needs nvcc: compile this translation unit as CUDA");
-#endif
-    } else {
-        detail::launchCpu<Cfg>(backend, cfg, kernel, args...);
-    }
+    // One specialisation per backend, chosen by its tag (a type made from a tag, GridLimited, launches as the tag).
+    detail::Launcher<typename Backend::Tag>::template launch<Cfg>(backend, cfg, kernel, args...);
 }
 
 } // namespace strata::lockstep

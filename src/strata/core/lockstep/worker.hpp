@@ -43,7 +43,7 @@ public:
 
     STRATA_HD uint32_t workerIdx() const { return m_workerIdx; }
     STRATA_HD uint32_t numWorkers() const {
-        if constexpr (std::is_same_v<Backend, core::Cuda>)
+        if constexpr (Backend::isGpu) // whole warps, a compile-time count
             return Cfg::cudaNumWorkers();
         else
             return m_numWorkers;
@@ -55,7 +55,7 @@ public:
 
     STRATA_HD_TEMPLATE
     STRATA_HD void sync() const {
-        if constexpr (std::is_same_v<Backend, core::Cuda>) {
+        if constexpr (Backend::isGpu) {
 #if STRATA_ON_DEVICE
             __syncthreads();
 #endif

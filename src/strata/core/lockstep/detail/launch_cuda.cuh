@@ -1,4 +1,5 @@
-// The CUDA backend's launch (included by core/lockstep/launch.hpp when compiled by nvcc; compiles on its own).
+// The CUDA backend's launch specialisation, Launcher<Cuda> (detail/launcher.hpp says what one provides; included by
+// core/lockstep/launch.hpp when compiled by nvcc; compiles on its own).
 //
 // One CUDA block per lockstep block, Cfg::cudaNumWorkers() threads each. Static shared memory is a __shared__ array
 // of the kernel's `Shared` size (so `-Xptxas -v` reports it as static), dynamic shared memory is the launch's extern
@@ -7,6 +8,7 @@
 
 #include <strata/core/backend.hpp>
 #include <strata/core/error.hpp>
+#include <strata/core/lockstep/detail/launcher.hpp>
 #include <strata/core/lockstep/launch_cfg.hpp>
 #include <strata/core/lockstep/worker.hpp>
 
@@ -45,29 +47,33 @@ inline bool syncEveryLaunch() {
     return sync;
 }
 
-template <class Cfg, class Dom, class Kernel, class... Args>
-void launchCuda(core::Cuda const& backend, LaunchCfg<Dom> const& cfg, Kernel const& kernel, Args const&... args) {
-    // Select the device only when it changes (a host thread keeps its current device).
-    thread_local int current = -1;
-    if (current != backend.device) {
-        checkCuda<Kernel>(cudaSetDevice(backend.device));
-        current = backend.device;
-    }
-    auto entry = lockstepEntry<Cfg, Kernel, Args...>;
-    // Above 48 KiB of shared memory a kernel must opt in, for its static and dynamic shared memory together; the
-    // attribute is set once per kernel and size.
-    constexpr std::size_t staticBytes = staticSharedBytes<Kernel>();
-    if (staticBytes + cfg.dynSharedBytes > 48 * 1024) {
-        static thread_local std::size_t optedIn = 0;
-        if (cfg.dynSharedBytes > optedIn) {
-            checkCuda<Kernel>(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(cfg.dynSharedBytes)));
-            optedIn = cfg.dynSharedBytes;
+template <>
+struct Launcher<core::Cuda> {
+    template <class Cfg, class Dom, class Kernel, class... Args>
+    static void launch(core::Cuda const& backend, LaunchCfg<Dom> const& cfg, Kernel const& kernel,
+                       Args const&... args) {
+        // Select the device only when it changes (a host thread keeps its current device).
+        thread_local int current = -1;
+        if (current != backend.device) {
+            checkCuda<Kernel>(cudaSetDevice(backend.device));
+            current = backend.device;
         }
+        auto entry = lockstepEntry<Cfg, Kernel, Args...>;
+        // Above 48 KiB of shared memory a kernel must opt in, for its static and dynamic shared memory together; the
+        // attribute is set once per kernel and size.
+        constexpr std::size_t staticBytes = staticSharedBytes<Kernel>();
+        if (staticBytes + cfg.dynSharedBytes > 48 * 1024) {
+            static thread_local std::size_t optedIn = 0;
+            if (cfg.dynSharedBytes > optedIn) {
+                checkCuda<Kernel>(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                       static_cast<int>(cfg.dynSharedBytes)));
+                optedIn = cfg.dynSharedBytes;
+            }
+        }
+        entry<<<cfg.gridSize, Cfg::cudaNumWorkers(), cfg.dynSharedBytes>>>(kernel, cfg.dynSharedBytes, args...);
+        checkCuda<Kernel>(cudaGetLastError()); // launch errors (configuration, resources): no wait
+        if (syncEveryLaunch()) checkCuda<Kernel>(cudaDeviceSynchronize());
     }
-    entry<<<cfg.gridSize, Cfg::cudaNumWorkers(), cfg.dynSharedBytes>>>(kernel, cfg.dynSharedBytes, args...);
-    checkCuda<Kernel>(cudaGetLastError()); // launch errors (configuration, resources): no wait
-    if (syncEveryLaunch()) checkCuda<Kernel>(cudaDeviceSynchronize());
-}
+};
 
 } // namespace strata::lockstep::detail
