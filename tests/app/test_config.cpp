@@ -3,6 +3,7 @@
 // to the same configuration.
 #include <strata/app/config.hpp>
 #include <strata/app/detail/config_schema.hpp>
+#include <strata/app/processes/builtin.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -31,6 +32,12 @@ using strata::app::parseConfig;
 using strata::app::Stretching;
 
 namespace {
+
+// A process's settings as the configuration holds them (its defaults when the process is not enabled).
+template <class S>
+S const& settingsOf(Config const& c) {
+    return c.settings<S>();
+}
 
 std::filesystem::path const sourceDir = STRATA_SOURCE_DIR;
 std::string configPath(std::string const& name) { return (sourceDir / "configs" / name).string(); }
@@ -108,15 +115,16 @@ TEST_CASE("configs/default.yaml: the default case", "[config]") {
     CHECK(c.outputEvery() == 36);
     CHECK(c.processOrder == std::vector<std::string>{"held_suarez", "coriolis", "vertical_advection", "surface_fluxes",
                                                      "vertical_diffusion", "large_scale_condensation"});
-    CHECK((c.diffusion.enabled && c.advection.enabled && c.heldSuarez.enabled && c.coriolis.enabled &&
-           c.surfaceFluxes.enabled && c.condensation.enabled && !c.kessler.enabled));
-    CHECK(c.heldSuarez.tMax == 294.0);
-    CHECK(c.heldSuarez.deltaTy == 65.0);
-    CHECK(c.diffusion.mode == DiffusionMode::Implicit);
-    CHECK(c.diffusion.profile == DiffusionProfile::ReedJablonowski);
-    CHECK(c.advection.scheme == AdvectionScheme::Upwind3);
-    CHECK(c.advection.positiveScheme == AdvectionScheme::Limited);
-    CHECK(c.advection.wMax == -0.002);
+    CHECK((c.enabled("vertical_diffusion") && c.enabled("vertical_advection") && c.enabled("held_suarez") &&
+           c.enabled("coriolis") && c.enabled("surface_fluxes") && c.enabled("large_scale_condensation") &&
+           !c.enabled("kessler")));
+    CHECK(settingsOf<strata::app::HeldSuarezSettings>(c).tMax == 294.0);
+    CHECK(settingsOf<strata::app::HeldSuarezSettings>(c).deltaTy == 65.0);
+    CHECK(settingsOf<strata::app::DiffusionSettings>(c).mode == DiffusionMode::Implicit);
+    CHECK(settingsOf<strata::app::DiffusionSettings>(c).profile == DiffusionProfile::ReedJablonowski);
+    CHECK(settingsOf<strata::app::AdvectionSettings>(c).scheme == AdvectionScheme::Upwind3);
+    CHECK(settingsOf<strata::app::AdvectionSettings>(c).positiveScheme == AdvectionScheme::Limited);
+    CHECK(settingsOf<strata::app::AdvectionSettings>(c).wMax == -0.002);
     CHECK(c.output.path == "out/default.nc");
 }
 
@@ -126,7 +134,7 @@ TEST_CASE("configs/held_suarez.yaml: Held-Suarez alone for 20 days, output every
     CHECK(c.horizontal.nlon == 16);
     CHECK(c.vertical.levels == 30);
     CHECK(c.processOrder == std::vector<std::string>{"held_suarez"});
-    CHECK_FALSE(c.diffusion.enabled);
+    CHECK_FALSE(c.enabled("vertical_diffusion"));
     CHECK(c.totalSteps() * c.time.dt == 20 * 86400.0);
     CHECK(c.outputEvery() * c.time.dt == 2 * 86400.0);
 }
@@ -138,14 +146,14 @@ TEST_CASE("configs/heat_equation.yaml: stable explicit diffusion with a visible 
     CHECK(c.vertical.levels == 64);
     CHECK(c.initial.temperature == InitialTemperature::Cosine);
     CHECK(c.processOrder == std::vector<std::string>{"vertical_diffusion"});
-    CHECK(c.diffusion.mode == DiffusionMode::Explicit);
-    CHECK(c.diffusion.profile == DiffusionProfile::Constant);
-    CHECK(c.diffusion.surfaceHeatFlux == 0.0);
+    CHECK(settingsOf<strata::app::DiffusionSettings>(c).mode == DiffusionMode::Explicit);
+    CHECK(settingsOf<strata::app::DiffusionSettings>(c).profile == DiffusionProfile::Constant);
+    CHECK(settingsOf<strata::app::DiffusionSettings>(c).surfaceHeatFlux == 0.0);
     double const dz = c.vertical.top / c.vertical.levels;
-    double const courant = c.time.dt * c.diffusion.kappa / (dz * dz);
+    double const courant = c.time.dt * settingsOf<strata::app::DiffusionSettings>(c).kappa / (dz * dz);
     double const pi = std::acos(-1.0);
-    double const decay = std::exp(-c.diffusion.kappa * (pi / c.vertical.top) * (pi / c.vertical.top) *
-                                  double(c.totalSteps()) * c.time.dt);
+    double const decay = std::exp(-settingsOf<strata::app::DiffusionSettings>(c).kappa * (pi / c.vertical.top) *
+                                  (pi / c.vertical.top) * double(c.totalSteps()) * c.time.dt);
     INFO("dt K / dz^2 = " << courant << ", amplitude decays to " << decay << " of its start");
     CHECK(courant < 0.5);
     CHECK(decay < 0.8);
@@ -159,10 +167,12 @@ TEST_CASE("configs/subsidence_tracer.yaml: advection of a tracer blob", "[config
     CHECK(c.vertical.levels == 60);
     CHECK(c.vertical.top == 12000.0);
     CHECK(c.processOrder == std::vector<std::string>{"vertical_advection"});
-    CHECK(c.advection.wMax == -0.02);
+    CHECK(settingsOf<strata::app::AdvectionSettings>(c).wMax == -0.02);
     CHECK(c.initial.tracerHeight == 6000.0);
     CHECK(c.totalSteps() * c.time.dt == 2 * 86400.0);
-    CHECK(std::abs(c.advection.wMax) * c.time.dt / (c.vertical.top / c.vertical.levels) < 1.0);
+    CHECK(std::abs(settingsOf<strata::app::AdvectionSettings>(c).wMax) * c.time.dt /
+              (c.vertical.top / c.vertical.levels) <
+          1.0);
 }
 
 TEST_CASE("absent keys take the defaults of the structs", "[config]") {
@@ -173,9 +183,9 @@ TEST_CASE("absent keys take the defaults of the structs", "[config]") {
     CHECK(c.horizontal == expected.horizontal);
     CHECK(c.time == expected.time);
     CHECK(c.backend == expected.backend);
-    CHECK(c.diffusion == expected.diffusion);
-    CHECK(c.advection == expected.advection);
-    CHECK(c.heldSuarez == expected.heldSuarez);
+    CHECK(settingsOf<strata::app::DiffusionSettings>(c) == settingsOf<strata::app::DiffusionSettings>(expected));
+    CHECK(settingsOf<strata::app::AdvectionSettings>(c) == settingsOf<strata::app::AdvectionSettings>(expected));
+    CHECK(settingsOf<strata::app::HeldSuarezSettings>(c) == settingsOf<strata::app::HeldSuarezSettings>(expected));
     CHECK(c.initial == expected.initial);
     CHECK(c.output == expected.output);
     CHECK(c.processOrder.empty());
@@ -208,10 +218,13 @@ output: {path: a/b.nc, variables: [w, K, p_face], interval: 90, precision: doubl
     CHECK(c.time.start == "1999-12-31 00:00:00");
     CHECK(c.backend ==
           strata::app::BackendConfig{strata::app::BackendType::Threads, 8, strata::app::EngineChoice::Shmem});
-    CHECK(c.heldSuarez == strata::app::HeldSuarezConfig{true, 0.05, 0.5, 50.0, 5.0, 0.8, 190.0, 320.0, 101325.0});
-    CHECK(c.advection == strata::app::AdvectionConfig{true, AdvectionScheme::Upwind1, 0.005});
-    CHECK(c.diffusion == strata::app::DiffusionConfig{true, DiffusionMode::Explicit, DiffusionProfile::BoundaryLayer,
-                                                      2.0, 800.0, 0.5, 0.1, 1e-5, -0.2});
+    CHECK(settingsOf<strata::app::HeldSuarezSettings>(c) ==
+          strata::app::HeldSuarezSettings{0.05, 0.5, 50.0, 5.0, 0.8, 190.0, 320.0, 101325.0});
+    CHECK(settingsOf<strata::app::AdvectionSettings>(c) ==
+          strata::app::AdvectionSettings{AdvectionScheme::Upwind1, 0.005});
+    CHECK(settingsOf<strata::app::DiffusionSettings>(c) ==
+          strata::app::DiffusionSettings{DiffusionMode::Explicit, DiffusionProfile::BoundaryLayer, 2.0, 800.0, 0.5, 0.1,
+                                         1e-5, -0.2});
     CHECK(c.initial ==
           strata::app::InitialConfig{InitialTemperature::Isothermal, 250.0, 0.005, 2.0, 95000.0, 0.0, 2500.0, 300.0});
     CHECK(c.output == strata::app::OutputConfig{"a/b.nc", {"w", "K", "p_face"}, 90.0, strata::app::Precision::Double});
@@ -222,7 +235,7 @@ output: {path: a/b.nc, variables: [w, K, p_face], interval: 90, precision: doubl
 TEST_CASE("a process may be named alone or with empty settings", "[config]") {
     Config const c = fromText(minimal + "processes: [held_suarez, {vertical_advection: }]\n");
     CHECK(c.processOrder == std::vector<std::string>{"held_suarez", "vertical_advection"});
-    CHECK(c.heldSuarez == strata::app::HeldSuarezConfig{.enabled = true});
+    CHECK(settingsOf<strata::app::HeldSuarezSettings>(c) == strata::app::HeldSuarezSettings{});
 }
 
 TEST_CASE("unknown keys are reported with the nearest valid sibling", "[config][errors]") {
@@ -248,8 +261,8 @@ TEST_CASE("values of the wrong type are reported with the expected type", "[conf
           "time.dt: 'fast' is not a finite number (expected a number > 0)");
     CHECK(fileError(minimal + "output: {variables: T}\n") ==
           "output.variables: 'T' is not a list (expected a list of distinct names from: T, theta, u, v, q, qc, "
-          "qr, tracer, p, p_face, K, w, precipitation_flux, surface_upward_sensible_heat_flux, "
-          "surface_upward_latent_heat_flux, water_evaporation_flux)");
+          "qr, tracer, p, p_face, K, w, surface_upward_sensible_heat_flux, surface_upward_latent_heat_flux, "
+          "water_evaporation_flux, precipitation_flux)");
     CHECK(fileError(minimal + "grid: {vertical: [1, 2]}\n") ==
           "grid.vertical: '[1, 2]' is not a map (expected a map with keys: levels, top, stretching, exponent)");
     CHECK_THAT(fileError(minimal + "title: {a: 1}\n"), Contains("title: '{a: 1}' is not a string"));
@@ -276,8 +289,8 @@ TEST_CASE("values out of range are reported with the accepted range", "[config][
           "grid.horizontal.ncol: '0' is out of range (expected an integer >= 1 when grid.horizontal.type is columns)");
     CHECK(fileError(minimal + "output: {variables: [T, rho]}\n") ==
           "output.variables[1]: 'rho' is not allowed (expected one of: T, theta, u, v, q, qc, qr, tracer, p, "
-          "p_face, K, w, precipitation_flux, surface_upward_sensible_heat_flux, surface_upward_latent_heat_flux, "
-          "water_evaporation_flux)");
+          "p_face, K, w, surface_upward_sensible_heat_flux, surface_upward_latent_heat_flux, "
+          "water_evaporation_flux, precipitation_flux)");
     CHECK_THAT(fileError(minimal + "output: {variables: [T, q, T]}\n"),
                Contains("output.variables[2]: 'T' is listed twice"));
     CHECK_THAT(fileError("time: {steps: 10, start: 2001-02-29}\n"),
@@ -346,10 +359,10 @@ TEST_CASE("overrides (--set) edit the tree before validation", "[config][overrid
                         "processes.held_suarez.ka=0.05", "processes.vertical_advection.w_max=-0.03",
                         "output.variables=[T, q]", "title=A title with = in it", "time.steps=", "time.days=2"});
     CHECK(c.vertical.levels == 60);
-    CHECK(c.diffusion.kappa == 10.0);
-    CHECK(c.heldSuarez.ka == 0.05);
-    CHECK(c.advection.enabled);
-    CHECK(c.advection.wMax == -0.03);
+    CHECK(settingsOf<strata::app::DiffusionSettings>(c).kappa == 10.0);
+    CHECK(settingsOf<strata::app::HeldSuarezSettings>(c).ka == 0.05);
+    CHECK(c.enabled("vertical_advection"));
+    CHECK(settingsOf<strata::app::AdvectionSettings>(c).wMax == -0.03);
     CHECK(c.processOrder == std::vector<std::string>{"vertical_diffusion", "held_suarez", "vertical_advection"});
     CHECK(c.output.variables == std::vector<std::string>{"T", "q"});
     CHECK(c.title == "A title with = in it");
@@ -359,7 +372,7 @@ TEST_CASE("overrides (--set) edit the tree before validation", "[config][overrid
     Config const settings =
         fromText(minimal, {"processes.held_suarez={ka: 0.1}", "grid.horizontal={type: columns, ncol: 2}"});
     CHECK(settings.processOrder == std::vector<std::string>{"held_suarez"});
-    CHECK(settings.heldSuarez.ka == 0.1);
+    CHECK(settingsOf<strata::app::HeldSuarezSettings>(settings).ka == 0.1);
     CHECK(settings.horizontal.ncol == 2);
 
     Config const onEmpty = fromText("", {"time.steps=5"});
@@ -424,7 +437,7 @@ struct KeyLister {
         std::string prefix;
         std::vector<std::string>& keys;
         template <class F>
-        void process(std::string const& name, bool&, F&& describeSettings) {
+        void process(std::string const& name, F&& describeSettings) {
             KeyLister settings{prefix + "." + name, keys};
             describeSettings(settings);
         }
@@ -477,7 +490,7 @@ struct PathLister {
         std::string prefix;
         std::set<std::string>& paths;
         template <class F>
-        void process(std::string const& name, bool&, F&& describeSettings) {
+        void process(std::string const& name, F&& describeSettings) {
             PathLister settings{prefix + "." + name, paths};
             paths.insert(settings.prefix);
             describeSettings(settings);

@@ -97,13 +97,17 @@ namespace {
 // A test-only process: a constant source of every budgeted quantity, reported to the budgets or not.
 class ConstantSource : public app::Process<Serial> {
 public:
-    ConstantSource(double heating, bool report) : m_heating(heating), m_report(report) {}
+    ConstantSource(app::State& state, double heating, bool report)
+        : Process({{"T", "K", app::Access::Tendency},
+                   {"q", "kg kg-1", app::Access::Tendency},
+                   {"tracer", "1", app::Access::Tendency},
+                   {"rho", "kg m-3", app::Access::Reads},
+                   {"exner", "1", app::Access::Reads}}),
+          m_state(state), m_heating(heating), m_report(report) {}
     std::string name() const override { return "constant_source"; }
-    bool hasTendencies() const override { return true; }
-    std::vector<app::FieldDecl> fields() const override { return {}; }
     void addTendencies(app::StepContext<Serial>& ctx, app::Prognostics const&, app::Prognostics& t,
                        double weight) override {
-        auto& s = ctx.state;
+        auto& s = m_state;
         core::Buffer<double> heats(s.columns, s.space), waters(s.columns, s.space), tracers(s.columns, s.space);
         for (uint32_t c = 0; c < s.columns; ++c) {
             double heat = 0, water = 0, tracer = 0; // what the source adds to each column in this stage
@@ -130,6 +134,7 @@ public:
     }
 
 private:
+    app::State& m_state;
     double m_heating;
     bool m_report;
 };
@@ -175,7 +180,7 @@ TEST_CASE("budgets close over a whole run, normalised by what crossed", "[physic
 TEST_CASE("a source that no process reports breaks the budgets; reported, it closes them", "[physics][budget]") {
     for (bool const report : {false, true}) {
         Case k("default", {"time.steps=36", "time.days="});
-        k.model->addProcess(std::make_unique<ConstantSource>(1e-5, report)); // 0.86 K per day
+        k.model->addProcess(std::make_unique<ConstantSource>(k.state(), 1e-5, report)); // 0.86 K per day
         k.steps(18);
         auto const d = k.model->diagnostics();
         for (int b = 0; b < app::budgetCount; ++b) {
@@ -200,10 +205,8 @@ namespace {
 // after adding, as a process that fails half-way through its work would.
 class ThrowingSource : public app::Process<Serial> {
 public:
-    explicit ThrowingSource(int throwAt) : m_throwAt(throwAt) {}
+    explicit ThrowingSource(int throwAt) : Process({{"T", "K", app::Access::Tendency}}), m_throwAt(throwAt) {}
     std::string name() const override { return "throwing_source"; }
-    bool hasTendencies() const override { return true; }
-    std::vector<app::FieldDecl> fields() const override { return {}; }
     void addTendencies(app::StepContext<Serial>&, app::Prognostics const&, app::Prognostics& t, double) override {
         t.T.toHost();
         for (uint32_t c = 0; c < t.T.columns(); ++c)
@@ -372,7 +375,7 @@ TEST_CASE("explicit diffusion: on a power grid the old criterion K dt / dzFace^2
     double minFace2 = 1e300;
     for (std::size_t f = 1; f + 1 < dzf.size(); ++f)
         minFace2 = std::min(minFace2, dzf[f] * dzf[f]);
-    double const oldDt = 0.47 * 0.5 * minFace2 / probe.cfg.diffusion.kappa;
+    double const oldDt = 0.47 * 0.5 * minFace2 / probe.cfg.settings<app::DiffusionSettings>().kappa;
     double const departure = largestDeparture("heat_equation", o, oldDt, 400);
     WARN("power grid: dt = 0.47 of the old limit (" << oldDt << " s): max |T - Ts| = " << departure
                                                     << " K; the new check accepts up to "
@@ -436,7 +439,7 @@ TEST_CASE("Held-Suarez tendency equals -kT (T - Teq) with Teq and kT computed by
     for (auto* f : {&t.T, &t.q, &t.tracer})
         setField(*f, [](uint32_t, uint32_t) { return 0.0; });
     app::BudgetTerms budget(s.columns, s.space);
-    app::StepContext<Serial> ctx{Serial{}, ops::Engine::Direct, 600.0, s, budget};
+    app::StepContext<Serial> ctx{Serial{}, ops::Engine::Direct, 600.0, s.grid, s.columns, s.scratch, budget};
     hs->addTendencies(ctx, s.now, t, 0.0);
     s.p.toHost();
     s.pFace.toHost();
@@ -569,7 +572,7 @@ TEST_CASE("large-scale condensation conserves moist enthalpy cp T + L q and rain
     REQUIRE(worstEnthalpy < 1e-10);  // cp dT = L dq to rounding (dT ~ 10 K is a difference of 250 K values)
     REQUIRE(worstSaturation < 0.05); // one linearised step: close to saturation, not exactly at it
     std::vector<double> flux;
-    REQUIRE(k.model->processes().front()->outputSurface("precipitation_flux", flux));
+    REQUIRE(k.model->processes().front()->output("precipitation_flux", flux));
     for (uint32_t c = 0; c < s.columns; ++c)
         REQUIRE(flux[c] == Approx(rain[c] / 600.0).epsilon(1e-12));
 }
@@ -596,8 +599,8 @@ TEST_CASE("bulk surface fluxes: magnitudes from the formulas, and the lowest lev
     k.model->step();
     auto* fluxes = k.model->processes().front().get();
     std::vector<double> sensible, latent;
-    REQUIRE(fluxes->outputSurface("surface_upward_sensible_heat_flux", sensible));
-    REQUIRE(fluxes->outputSurface("surface_upward_latent_heat_flux", latent));
+    REQUIRE(fluxes->output("surface_upward_sensible_heat_flux", sensible));
+    REQUIRE(fluxes->output("surface_upward_latent_heat_flux", latent));
     double const speed = std::sqrt(100.0 + 1.0), rhoS = s.rhoFace.at(0, 0);
     for (uint32_t c = 0; c < s.columns; ++c) {
         double const h = 1004.64 * rhoS * 0.0044 * speed * 2.0;
@@ -623,7 +626,7 @@ TEST_CASE("bulk surface fluxes: magnitudes from the formulas, and the lowest lev
 
 // ---- Kessler warm rain -----------------------------------------------------------------------------------------
 
-#include <strata/app/model/kessler.hpp>
+#include <strata/app/processes/kessler.hpp>
 
 TEST_CASE("Kessler: saturation and terminal velocity match the published values", "[physics][kessler]") {
     // DCMIP 2016 / the issue's reference values.
@@ -646,7 +649,7 @@ TEST_CASE("Kessler rain shaft: rain reaches the ground, water and heat budgets c
     }
     auto const d = k.model->diagnostics();
     std::vector<double> rain;
-    REQUIRE(k.model->processes().back()->outputSurface("precipitation_flux", rain));
+    REQUIRE(k.model->processes().back()->output("precipitation_flux", rain));
     WARN("Kessler shaft: largest qc " << largestQc << " kg/kg, mean rain over the hour " << rain[0] * 3600
                                       << " mm, lowest q/qc/qr " << lowest << "; budget residuals over the run: heat "
                                       << d.runResidual[app::HeatBudget] << ", water "

@@ -2,6 +2,8 @@
 // schema (app/detail/config_schema.hpp), check the rules that relate several keys, and emit the resolved YAML.
 #include <strata/app/config.hpp>
 #include <strata/app/detail/config_schema.hpp>
+#include <strata/app/processes/coriolis.hpp>
+#include <strata/app/processes/vertical_diffusion.hpp>
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -111,6 +113,15 @@ Parsed parseText(std::string_view s, std::string& out) {
     return Parsed::Ok;
 }
 
+Parsed parseText(std::string_view s, NamedValue& out) {
+    for (std::size_t i = 0; i < out.names.size(); ++i)
+        if (out.names[i] == s) {
+            out.index = i;
+            return Parsed::Ok;
+        }
+    return Parsed::OutOfRange;
+}
+
 template <class E>
 requires std::is_enum_v<E> Parsed parseText(std::string_view s, E& out) {
     for (auto const& [name, value] : Choices<E>::names)
@@ -121,11 +132,15 @@ requires std::is_enum_v<E> Parsed parseText(std::string_view s, E& out) {
     return Parsed::OutOfRange;
 }
 
+// An enum, or a process's enum behind a NamedValue.
+template <class T>
+constexpr bool isNamed = std::is_enum_v<T> || std::is_same_v<T, NamedValue>;
+
 template <class T>
 char const* kindOf() {
     if constexpr (std::is_same_v<T, std::string>)
         return "a string";
-    else if constexpr (std::is_enum_v<T>)
+    else if constexpr (isNamed<T>)
         return "a name";
     else if constexpr (std::is_integral_v<T>)
         return "an integer";
@@ -143,7 +158,7 @@ public:
 
     template <class T>
     void field(std::string const& key, T& value, Rule<T> const& rule) {
-        if (auto v = read(key, rule)) value = std::move(*v);
+        if (auto v = read(key, rule, value)) value = std::move(*v);
     }
 
     template <class T>
@@ -209,13 +224,13 @@ private:
     }
 
     template <class T>
-    std::optional<T> read(std::string const& key, Rule<T> const& rule) {
+    std::optional<T> read(std::string const& key, Rule<T> const& rule, T const& initial = T{}) {
         YAML::Node const n = take(key);
         if (absent(n)) return std::nullopt;
         std::string const path = joinPath(m_path, key);
-        T value{};
+        T value = initial;
         if (n.IsScalar()) {
-            if constexpr (std::is_same_v<T, std::string> || std::is_enum_v<T>)
+            if constexpr (std::is_same_v<T, std::string> || isNamed<T>)
                 checkText(path, n);
             else
                 checkPlainNumber(path, n, rule.expected);
@@ -224,8 +239,7 @@ private:
         if (parsed == Parsed::WrongType) fail(path, shown(n) + " is not " + kindOf<T>(), rule.expected);
         if (parsed == Parsed::OutOfRange || !rule.accepts(value))
             fail(path,
-                 shown(n) +
-                     (std::is_same_v<T, std::string> || std::is_enum_v<T> ? " is not allowed" : " is out of range"),
+                 shown(n) + (std::is_same_v<T, std::string> || isNamed<T> ? " is not allowed" : " is out of range"),
                  rule.expected);
         return value;
     }
@@ -243,7 +257,7 @@ struct ProcessItem {
 struct ProcessNames {
     std::vector<std::string>& names;
     template <class F>
-    void process(std::string const& name, bool&, F&&) {
+    void process(std::string const& name, F&&) {
         names.push_back(name);
     }
 };
@@ -252,10 +266,9 @@ struct ProcessReader {
     std::vector<ProcessItem> const& items;
     std::string const& path;
     template <class F>
-    void process(std::string const& name, bool& enabled, F&& describeSettings) {
+    void process(std::string const& name, F&& describeSettings) {
         for (auto const& item : items) {
             if (item.name != name) continue;
-            enabled = true;
             Reader settings(item.settings, path + "." + name);
             describeSettings(settings);
             settings.finish();
@@ -316,6 +329,7 @@ void Reader::processList(std::string const& key, std::vector<std::string>& order
 std::string yamlText(std::string const& s) { return s; }
 template <class E>
 requires std::is_enum_v<E> std::string yamlText(E value) { return std::string(nameOf(value)); }
+std::string yamlText(NamedValue const& v) { return std::string(v.names.at(v.index)); }
 template <class T>
 requires std::unsigned_integral<T> std::string yamlText(T x) { return std::to_string(x); }
 // Doubles keep a decimal point (600.0), so the type reads at a glance.
@@ -370,7 +384,7 @@ private:
         std::string const& wanted;
         Emitter& emitter;
         template <class F>
-        void process(std::string const& name, bool, F&& describeSettings) {
+        void process(std::string const& name, F&& describeSettings) {
             if (name != wanted) return;
             emitter.m_out << YAML::BeginMap;
             emitter.section(name, describeSettings);
@@ -646,33 +660,13 @@ void validate(Config& c) {
     if (c.output.deflate > 0 && c.output.format != OutputFormat::Netcdf4)
         fail("output.deflate", "'" + std::to_string(c.output.deflate) + "' with format 64bit_offset",
              "0 (the 64bit_offset format has no compression), or format: netcdf4");
-    if (c.heldSuarez.tMin >= c.heldSuarez.tMax)
-        fail("processes.held_suarez.T_min", "'" + formatNumber(c.heldSuarez.tMin) + "' is not below T_max",
-             "a number < T_max = " + formatNumber(c.heldSuarez.tMax));
-    // "plain" replaces the reference state by rho0 = exner0 = 1 for the whole model: only meaningful for diffusion
-    // alone, or with the Coriolis force, which does not use the reference state (the classical Ekman problem).
-    if (c.diffusion.enabled && c.diffusion.form == DiffusionForm::Plain)
-        for (auto const& name : c.processOrder)
-            if (name != "vertical_diffusion" && name != "coriolis")
-                fail("processes.vertical_diffusion.form", "'plain' with " + name + " enabled",
-                     "form: anelastic, or only vertical_diffusion and coriolis (plain sets rho0 = exner0 = 1 for the "
-                     "whole model)");
-    if (c.diffusion.enabled && c.diffusion.profile == DiffusionProfile::ReedJablonowski) {
-        if (!c.surfaceFluxes.enabled)
-            fail("processes.vertical_diffusion.profile", "'reed_jablonowski' without surface_fluxes",
-                 "the surface_fluxes process enabled (its c_e and gustiness set K = c_e |v_a| z_a)");
-        if (c.diffusion.mode != DiffusionMode::Implicit)
-            fail("processes.vertical_diffusion.mode",
-                 "'" + std::string(nameOf(c.diffusion.mode)) + "' with profile reed_jablonowski",
-                 "mode: implicit (K follows the wind, so no explicit limit can be checked before the run)");
-    }
-    if (c.kessler.enabled && c.condensation.enabled)
-        fail("processes", "both kessler and large_scale_condensation",
-             "one of the two: each brings the air back to saturation on its own");
+    for (auto const& name : c.processOrder) // each process's rules relating its settings to the rest
+        if (auto const& check = findProcessSchema(name)->check) check(c);
     if (c.initial.wind == InitialWind::Ekman) {
-        bool const ok = c.coriolis.enabled && c.diffusion.enabled &&
-                        c.diffusion.profile == DiffusionProfile::Constant &&
-                        c.diffusion.surfaceMomentum == SurfaceMomentum::NoSlip && c.diffusion.kappa > 0;
+        auto const& d = c.settings<DiffusionSettings>();
+        bool const ok = c.enabled(CoriolisSettings::process) && c.enabled(DiffusionSettings::process) &&
+                        d.profile == DiffusionProfile::Constant && d.surfaceMomentum == SurfaceMomentum::NoSlip &&
+                        d.kappa > 0;
         if (!ok)
             fail("initial_conditions.wind", "'ekman' without its processes",
                  "coriolis and vertical_diffusion with profile: constant, kappa > 0 and surface_momentum: no_slip");

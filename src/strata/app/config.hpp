@@ -8,10 +8,14 @@
 // Every key, its type, default and range is documented in docs/config.md.
 #pragma once
 
+#include <strata/app/choices.hpp>
+#include <strata/app/process_settings.hpp>
 #include <strata/core/error.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,21 +29,13 @@ public:
     using Error::Error;
 };
 
-// ---- named choices -----------------------------------------------------------------------------------------------
-// A key that takes one of a few names is an enum, decoded once when the file is read: nothing compares strings
-// while a run steps. `Choices<E>::names` lists each value's YAML spelling once; the reader, the resolved YAML, the
-// messages and docs/config.md all use it (the order is the order messages list them in).
-template <class E>
-struct Choices;
+namespace detail {
+[[noreturn]] inline void failConfig(std::string const& where, std::string what, std::string expected) {
+    throw ConfigError(std::move(what), where, std::move(expected));
+}
+} // namespace detail
 
-#define STRATA_CHOICES(E, ...)                                                                                         \
-    template <>                                                                                                        \
-    struct Choices<E> {                                                                                                \
-        static constexpr std::array names = {__VA_ARGS__};                                                             \
-    }
-
-template <class E>
-using Choice = std::pair<std::string_view, E>;
+// ---- named choices (app/choices.hpp) ---------------------------------------------------------------------------
 
 enum class Stretching { Uniform, Power };
 STRATA_CHOICES(Stretching, Choice<Stretching>{"uniform", Stretching::Uniform},
@@ -59,32 +55,6 @@ STRATA_CHOICES(EngineChoice, Choice<EngineChoice>{"auto", EngineChoice::Auto},
                Choice<EngineChoice>{"direct", EngineChoice::Direct},
                Choice<EngineChoice>{"shmem", EngineChoice::Shmem});
 
-enum class DiffusionMode { Explicit, Implicit };
-STRATA_CHOICES(DiffusionMode, Choice<DiffusionMode>{"explicit", DiffusionMode::Explicit},
-               Choice<DiffusionMode>{"implicit", DiffusionMode::Implicit});
-
-enum class DiffusionProfile { Constant, BoundaryLayer, ReedJablonowski };
-STRATA_CHOICES(DiffusionProfile, Choice<DiffusionProfile>{"constant", DiffusionProfile::Constant},
-               Choice<DiffusionProfile>{"boundary_layer", DiffusionProfile::BoundaryLayer},
-               Choice<DiffusionProfile>{"reed_jablonowski", DiffusionProfile::ReedJablonowski});
-
-enum class DiffusionForm { Anelastic, Plain };
-STRATA_CHOICES(DiffusionForm, Choice<DiffusionForm>{"anelastic", DiffusionForm::Anelastic},
-               Choice<DiffusionForm>{"plain", DiffusionForm::Plain});
-
-enum class SurfaceMomentum { NoSlip, FreeSlip };
-STRATA_CHOICES(SurfaceMomentum, Choice<SurfaceMomentum>{"no_slip", SurfaceMomentum::NoSlip},
-               Choice<SurfaceMomentum>{"free_slip", SurfaceMomentum::FreeSlip});
-
-enum class AdvectionScheme { Upwind3, Upwind1, Limited };
-STRATA_CHOICES(AdvectionScheme, Choice<AdvectionScheme>{"upwind3", AdvectionScheme::Upwind3},
-               Choice<AdvectionScheme>{"upwind1", AdvectionScheme::Upwind1},
-               Choice<AdvectionScheme>{"limited", AdvectionScheme::Limited});
-
-enum class AdvectionProfile { Sine, UniformMassFlux };
-STRATA_CHOICES(AdvectionProfile, Choice<AdvectionProfile>{"sine", AdvectionProfile::Sine},
-               Choice<AdvectionProfile>{"uniform_mass_flux", AdvectionProfile::UniformMassFlux});
-
 enum class InitialTemperature { Isothermal, LapseRate, Cosine };
 STRATA_CHOICES(InitialTemperature, Choice<InitialTemperature>{"isothermal", InitialTemperature::Isothermal},
                Choice<InitialTemperature>{"lapse_rate", InitialTemperature::LapseRate},
@@ -100,16 +70,6 @@ STRATA_CHOICES(OutputFormat, Choice<OutputFormat>{"netcdf4", OutputFormat::Netcd
 
 enum class Precision { Float, Double };
 STRATA_CHOICES(Precision, Choice<Precision>{"float", Precision::Float}, Choice<Precision>{"double", Precision::Double});
-
-#undef STRATA_CHOICES
-
-// The YAML spelling of a named choice ("power"), for messages.
-template <class E>
-constexpr std::string_view nameOf(E value) {
-    for (auto const& [name, v] : Choices<E>::names)
-        if (v == value) return name;
-    return "?";
-}
 
 struct VerticalGridConfig {
     uint32_t levels = 30; // cells (>= 1)
@@ -145,84 +105,6 @@ struct BackendConfig {
     EngineChoice engine = EngineChoice::Auto; // the stencil engine
 
     bool operator==(BackendConfig const&) const = default;
-};
-
-struct DiffusionConfig {
-    bool enabled = false;
-    DiffusionMode mode = DiffusionMode::Implicit;
-    DiffusionProfile profile = DiffusionProfile::Constant;
-    double kappa = 5.0;                  // m2/s; boundary_layer: the surface value
-    double boundaryLayerHeight = 1500.0; // m; boundary_layer: K decays as exp(-z / h) ... to kappaFree
-    double kappaFree = 0.1;              // m2/s above the boundary layer
-    double surfaceHeatFlux = 0.0;        // K m/s (kinematic, positive upwards)
-    double surfaceMoistureFlux = 0.0;    // kg/kg m/s
-    double surfaceTracerFlux = 0.0;      // 1 m/s
-    SurfaceMomentum surfaceMomentum = SurfaceMomentum::NoSlip; // no_slip: u = v = 0 at the ground; free_slip: no stress
-
-    // anelastic: (1/rho) d/dz(rho K d(theta)/dz); plain: d/dz(K dT/dz) (rho = 1, T)
-    DiffusionForm form = DiffusionForm::Anelastic;
-
-    bool operator==(DiffusionConfig const&) const = default;
-};
-
-struct AdvectionConfig {
-    bool enabled = false;
-    AdvectionScheme scheme = AdvectionScheme::Upwind3; // potential temperature
-    double wMax = -0.01;                               // m/s: w(z) = wMax sin(pi z / top), zero at both boundaries
-    AdvectionScheme positiveScheme = AdvectionScheme::Limited; // q, qc, qr and tracer, which must stay >= 0
-    AdvectionProfile profile = AdvectionProfile::Sine; // uniform_mass_flux: rho0 w = rho0_surface wMax at every face
-    double duration = 0.0; // s; 0: steady; > 0: wMax sin(pi t / duration) until duration, then 0
-
-    bool operator==(AdvectionConfig const&) const = default;
-};
-
-struct HeldSuarezConfig {
-    bool enabled = false;
-    double ka = 1.0 / 40.0;    // 1/day
-    double ks = 1.0 / 4.0;     // 1/day
-    double deltaTy = 60.0;     // K
-    double deltaThetaZ = 10.0; // K
-    double sigmaB = 0.7;
-    double tMin = 200.0;  // K
-    double tMax = 315.0;  // K
-    double p0 = 100000.0; // Pa
-    double kf = 1.0;      // 1/day: Rayleigh friction of the winds below sigma_b
-
-    bool operator==(HeldSuarezConfig const&) const = default;
-};
-
-// Coriolis force and the large-scale pressure gradient as a geostrophic wind:
-// du/dt = f (v - vg), dv/dt = -f (u - ug), f = 2 Omega sin(latitude).
-struct CoriolisConfig {
-    bool enabled = false;
-    double ug = 0.0; // m/s
-    double vg = 0.0; // m/s
-
-    bool operator==(CoriolisConfig const&) const = default;
-};
-
-// Bulk surface fluxes over a sea of prescribed temperature (RJ12, TJ16).
-struct SurfaceFluxesConfig {
-    bool enabled = false;
-    double ce = 0.0044;     // exchange coefficient of moisture (TJ16)
-    double ch = 0.0044;     // exchange coefficient of heat (TJ16)
-    double gustiness = 1.0; // m/s added (in quadrature) to the lowest level's wind speed
-
-    bool operator==(SurfaceFluxesConfig const&) const = default;
-};
-
-// Large-scale condensation: supersaturation condenses and precipitates at once (RJ12). No settings.
-struct CondensationConfig {
-    bool enabled = false;
-
-    bool operator==(CondensationConfig const&) const = default;
-};
-
-// Kessler warm rain with sedimentation (DCMIP 2016 form). No settings.
-struct KesslerConfig {
-    bool enabled = false;
-
-    bool operator==(KesslerConfig const&) const = default;
 };
 
 struct InitialConfig {
@@ -267,17 +149,31 @@ struct Config {
     HorizontalGridConfig horizontal;
     TimeConfig time;
     BackendConfig backend;
-    DiffusionConfig diffusion;
-    AdvectionConfig advection;
-    HeldSuarezConfig heldSuarez;
-    CoriolisConfig coriolis;
-    SurfaceFluxesConfig surfaceFluxes;
-    CondensationConfig condensation;
-    KesslerConfig kessler;
     InitialConfig initial;
     OutputConfig output;
     RestartConfig restart;
     std::vector<std::string> processOrder; // names of enabled processes, in file order
+    // The settings of each enabled process (app/process_settings.hpp), by name.
+    std::map<std::string, ProcessSettings, std::less<>> processSettings;
+
+    bool enabled(std::string_view process) const {
+        return std::find(processOrder.begin(), processOrder.end(), process) != processOrder.end();
+    }
+    // A process's settings: the configured ones when it is enabled, its defaults otherwise.
+    template <ProcessSettingsStruct S>
+    S const& settings() const {
+        if (auto it = processSettings.find(S::process); it != processSettings.end())
+            if (S const* s = it->second.template get<S>()) return *s;
+        static S const defaults{};
+        return defaults;
+    }
+    // Enables the process (at the end of the order) when it is not, and returns its settings to change.
+    template <ProcessSettingsStruct S>
+    S& settings() {
+        if (!enabled(S::process)) processOrder.emplace_back(S::process);
+        auto it = processSettings.try_emplace(std::string(S::process), ProcessSettings(S{})).first;
+        return *it->second.template get<S>();
+    }
 
     // Both throw ConfigError when the time does not come to a whole number of steps; loadConfig has checked both.
     uint64_t totalSteps() const;   // from steps or days (days * 86400 / dt, within 1e-9 relative)
@@ -302,5 +198,10 @@ Config parseConfig(std::string const& yamlText, std::string const& sourceName,
 // The complete configuration as YAML, every key with its value (what loadConfig stores in resolvedYaml). Processes
 // not enabled are left out: in the file, presence enables a process. parseConfig(configYaml(c)) gives c back.
 std::string configYaml(Config const& config);
+
+template <class S>
+void checkSettings(Config const& c) {
+    c.settings<S>().check(c);
+}
 
 } // namespace strata::app

@@ -9,7 +9,7 @@
 #include <strata/app/config.hpp>
 #include <strata/app/info.hpp>
 #include <strata/app/io/output.hpp>
-#include <strata/app/model/processes.hpp>
+#include <strata/app/model/process.hpp>
 #include <strata/app/model/run.hpp>
 #include <strata/app/version.hpp>
 #include <strata/core/comms.hpp>

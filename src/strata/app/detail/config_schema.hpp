@@ -6,23 +6,19 @@
 //   field(key, value, rule)                 one value (`value` may be std::optional: absent stays unset)
 //   section(key, describeChild)             a nested map
 //   processList(key, order, describeEach)   the process list; describeEach(p) calls
-//     p.process(name, enabled, describeSettings) once per known process
+//     p.process(name, describeSettings) once per known process (app/process_settings.hpp: Strata's own and those
+//     a program registered), whose settings are described through a SettingsVisitor
+// Each process's settings are described in its own file (app/processes/*.hpp).
 // Rules relating several keys (exactly one of steps/days, output interval a multiple of dt, ...) are in config.cpp.
 #pragma once
 
 #include <strata/app/config.hpp>
 #include <strata/app/detail/config_rules.hpp>
+#include <strata/app/process_settings.hpp>
+
+#include <type_traits>
 
 namespace strata::app::detail {
-
-// One of the names of an enum's Choices (the reader maps the name to the value; the emitter writes it back).
-template <class E>
-Rule<E> named() {
-    std::string expected = "one of: ";
-    for (std::size_t i = 0; i < Choices<E>::names.size(); ++i)
-        expected += (i ? ", " : "") + std::string(Choices<E>::names[i].first);
-    return {std::move(expected), [](E const&) { return true; }};
-}
 
 template <class V>
 void describe(V& v, VerticalGridConfig& c) {
@@ -57,55 +53,6 @@ void describe(V& v, BackendConfig& c) {
 }
 
 template <class V>
-void describe(V& v, DiffusionConfig& c) {
-    v.field("mode", c.mode, named<DiffusionMode>());
-    v.field("profile", c.profile, named<DiffusionProfile>());
-    v.field("form", c.form, named<DiffusionForm>());
-    v.field("kappa", c.kappa, atLeast(0.0));
-    v.field("boundary_layer_height", c.boundaryLayerHeight, above(0.0));
-    v.field("kappa_free", c.kappaFree, atLeast(0.0));
-    v.field("surface_heat_flux", c.surfaceHeatFlux, anyNumber());
-    v.field("surface_moisture_flux", c.surfaceMoistureFlux, anyNumber());
-    v.field("surface_tracer_flux", c.surfaceTracerFlux, anyNumber());
-    v.field("surface_momentum", c.surfaceMomentum, named<SurfaceMomentum>());
-}
-
-template <class V>
-void describe(V& v, AdvectionConfig& c) {
-    v.field("scheme", c.scheme, named<AdvectionScheme>());
-    v.field("positive_scheme", c.positiveScheme, named<AdvectionScheme>());
-    v.field("profile", c.profile, named<AdvectionProfile>());
-    v.field("duration", c.duration, atLeast(0.0));
-    v.field("w_max", c.wMax, anyNumber());
-}
-
-template <class V>
-void describe(V& v, HeldSuarezConfig& c) {
-    v.field("ka", c.ka, atLeast(0.0));
-    v.field("ks", c.ks, atLeast(0.0));
-    v.field("delta_T_y", c.deltaTy, atLeast(0.0));
-    v.field("delta_theta_z", c.deltaThetaZ, atLeast(0.0));
-    v.field("sigma_b", c.sigmaB, Rule<double>{"a number in [0, 1)", [](double s) { return s >= 0.0 && s < 1.0; }});
-    v.field("T_min", c.tMin, above(0.0));
-    v.field("T_max", c.tMax, above(0.0));
-    v.field("p0", c.p0, above(0.0));
-    v.field("kf", c.kf, atLeast(0.0));
-}
-
-template <class V>
-void describe(V& v, SurfaceFluxesConfig& c) {
-    v.field("c_e", c.ce, atLeast(0.0));
-    v.field("c_h", c.ch, atLeast(0.0));
-    v.field("gustiness", c.gustiness, atLeast(0.0));
-}
-
-template <class V>
-void describe(V& v, CoriolisConfig& c) {
-    v.field("u_g", c.ug, anyNumber());
-    v.field("v_g", c.vg, anyNumber());
-}
-
-template <class V>
 void describe(V& v, InitialConfig& c) {
     v.field("temperature", c.temperature, named<InitialTemperature>());
     v.field("surface_temperature", c.surfaceTemperature, above(0.0));
@@ -123,10 +70,7 @@ void describe(V& v, InitialConfig& c) {
 template <class V>
 void describe(V& v, OutputConfig& c) {
     v.field("path", c.path, nonEmptyText());
-    v.field("variables", c.variables,
-            DistinctSubset{{"T", "theta", "u", "v", "q", "qc", "qr", "tracer", "p", "p_face", "K", "w",
-                            "precipitation_flux", "surface_upward_sensible_heat_flux",
-                            "surface_upward_latent_heat_flux", "water_evaporation_flux"}});
+    v.field("variables", c.variables, DistinctSubset{outputChoices()}); // the variable catalogue's
     v.field("interval", c.interval, above(0.0));
     v.field("precision", c.precision, named<Precision>());
     v.field("format", c.format, named<OutputFormat>());
@@ -149,13 +93,12 @@ void describe(V& v, Config& c) {
     v.section("time", [&](auto& s) { describe(s, c.time); });
     v.section("backend", [&](auto& s) { describe(s, c.backend); });
     v.processList("processes", c.processOrder, [&](auto& p) {
-        p.process("vertical_diffusion", c.diffusion.enabled, [&](auto& s) { describe(s, c.diffusion); });
-        p.process("vertical_advection", c.advection.enabled, [&](auto& s) { describe(s, c.advection); });
-        p.process("held_suarez", c.heldSuarez.enabled, [&](auto& s) { describe(s, c.heldSuarez); });
-        p.process("coriolis", c.coriolis.enabled, [&](auto& s) { describe(s, c.coriolis); });
-        p.process("surface_fluxes", c.surfaceFluxes.enabled, [&](auto& s) { describe(s, c.surfaceFluxes); });
-        p.process("large_scale_condensation", c.condensation.enabled, [](auto&) {});
-        p.process("kessler", c.kessler.enabled, [](auto&) {});
+        for (ProcessSchema const& schema : processSchemas())
+            p.process(schema.name, [&](auto& s) {
+                auto it = c.processSettings.try_emplace(schema.name, schema.defaults()).first;
+                ErasedVisitor<std::remove_reference_t<decltype(s)>> erased(s);
+                it->second.describe(erased);
+            });
     });
     v.section("initial_conditions", [&](auto& s) { describe(s, c.initial); });
     v.section("output", [&](auto& s) { describe(s, c.output); });

@@ -1,6 +1,6 @@
 // Conservation budgets of the model, per column, across steps and output intervals.
 //
-// For each followed quantity (heat, water, tracer: app/model/processes.hpp) and column the ledger keeps, since t = 0,
+// For each followed quantity (heat, water, tracer: app/model/process.hpp) and column the ledger keeps, since t = 0,
 //   content   C(t) - C(0) = sum(rho0 (psi(t) - psi(0)) dz)  (measured from the state, with the fixed reference weights)
 //   expected  E(t)        = the sum of what the processes reported entering through the boundaries or added by sources
 //   gross     G(t)        = the sum of the magnitudes of those reported terms
@@ -14,7 +14,7 @@
 // the device after every step (no copy); the host reads them when it asks for residuals or writes a restart.
 #pragma once
 
-#include <strata/app/model/processes.hpp>
+#include <strata/app/model/process.hpp>
 
 #include <algorithm>
 #include <array>

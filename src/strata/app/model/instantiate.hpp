@@ -14,7 +14,7 @@
 #include <strata/core/backends.hpp>
 
 #define STRATA_MODEL_REGISTRY_INSTANTIATION(Kind, Backend)                                                             \
-    Kind template std::map<std::string, ProcessFactory<Backend>> const& processRegistry<Backend>();
+    Kind template ProcessRegistry<Backend>& processRegistry<Backend>();
 #define STRATA_MODEL_RUN_INSTANTIATION(Kind, Backend)                                                                  \
     Kind template RunSummary runWith<Backend>(Backend const&, std::string const&, Config const&, core::Context const&, \
                                               RunOptions const&, std::ostream&);

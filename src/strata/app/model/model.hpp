@@ -14,9 +14,10 @@
 #include <strata/app/model/budgets.hpp>
 #include <strata/app/model/decomposition.hpp>
 #include <strata/app/model/kernels.hpp>
-#include <strata/app/model/processes.hpp>
+#include <strata/app/model/process.hpp>
 #include <strata/app/model/registry.hpp>
 #include <strata/app/model/state.hpp>
+#include <strata/app/processes/builtin.hpp>
 #include <strata/core/comms.hpp>
 #include <strata/operators/column/integrals.hpp>
 #include <strata/operators/operators.hpp>
@@ -29,6 +30,7 @@
 #include <numbers>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace strata::app {
@@ -83,19 +85,21 @@ public:
         initialise(lat);
         // diffusion form "plain": the textbook heat equation, rho0 = 1 and exner0 = 1 (only allowed alone, config.cpp)
         computeReferenceState(m_state, cfg.initial, lat,
-                              cfg.diffusion.enabled && cfg.diffusion.form == DiffusionForm::Plain);
+                              cfg.enabled(DiffusionSettings::process) &&
+                                  cfg.settings<DiffusionSettings>().form == DiffusionForm::Plain);
         auto const& registry = processRegistry<Backend>();
         for (auto const& name : cfg.processOrder) {
             auto const factory = registry.find(name);
-            if (factory == registry.end()) // the configuration schema and the registry disagree: a programming error
-                throw Error("process '" + name + "' is not registered", "app/model/registry.hpp",
-                            "a factory for every process the configuration schema knows");
+            if (factory == registry.end()) // registered for the configuration, not compiled for this backend
+                throw ConfigError("process '" + name + "' is not available on backend " + std::string(Backend::name),
+                                  "processes." + name, "a backend the program registered the process for");
             m_processes.push_back(factory->second(cfg, m_state, m_backend));
         }
     }
 
     // Tests add processes of their own (e.g. one that breaks a budget on purpose); it runs after the configured ones.
     void addProcess(std::unique_ptr<Process<Backend>> p) {
+        checkDeclarations(p->name(), p->fields());
         m_hasTestProcess = true;
         m_processes.push_back(std::move(p));
     }
@@ -108,7 +112,7 @@ public:
     //   Ekman spiral    the steady (u, v) of Coriolis and constant-K diffusion over a no-slip ground (started from it)
     enum class Analytic { None, HeatEquation, Ekman };
     Analytic analyticCase() const {
-        auto const& d = m_cfg.diffusion;
+        auto const& d = m_cfg.settings<DiffusionSettings>();
         if (m_hasTestProcess) return Analytic::None;
         if (m_cfg.processOrder == std::vector<std::string>{"vertical_diffusion"} && d.form == DiffusionForm::Plain &&
             d.profile == DiffusionProfile::Constant && d.surfaceHeatFlux == 0.0 &&
@@ -128,7 +132,8 @@ public:
         if (analyticCase() == Analytic::HeatEquation) {
             auto& T = m_state.now.T;
             T.toHost();
-            double const decay = std::exp(-m_cfg.diffusion.kappa * (pi / top) * (pi / top) * m_time);
+            double const decay =
+                std::exp(-m_cfg.settings<DiffusionSettings>().kappa * (pi / top) * (pi / top) * m_time);
             for (uint32_t c = 0; c < T.columns(); ++c)
                 for (uint32_t k = 0; k < T.levels(); ++k) {
                     double const exact =
@@ -244,13 +249,14 @@ public:
                 auto const& st = stages[i];
                 ctx.time = stageTime[i];
                 for (std::size_t p = 0; p < m_processes.size(); ++p)
-                    timed(p, [&] { m_processes[p]->addTendencies(ctx, u, m_state.tendency, dt * st.weight); });
+                    if (m_processes[p]->declares(Access::Tendency))
+                        timed(p, [&] { m_processes[p]->addTendencies(ctx, u, m_state.tendency, dt * st.weight); });
                 rkStage(u, u0, m_state.tendency, st.b, dt); // and the tendencies zeroed for the next stage
             }
         }
         ctx.time = m_time;
         for (std::size_t p = 0; p < m_processes.size(); ++p)
-            timed(p, [&] { m_processes[p]->implicitStep(ctx, u); });
+            if (m_processes[p]->declares(Access::Adjusts)) timed(p, [&] { m_processes[p]->implicitStep(ctx, u); });
 
         addToLedger();
         m_stepUnfinished = false;
@@ -331,9 +337,10 @@ public:
             return RangeCheck{std::as_const(*checks[i].field).view(), checks[i].lo, checks[i].hi,
                               static_cast<double>(i), m_column.device()};
         };
-        static_assert(std::tuple_size_v<decltype(checks)> == 8, "one body per state check");
-        ops::columnKernel<double>(m_backend, m_decomp.local, m_state.grid->cells(), body(0), body(1), body(2), body(3),
-                                  body(4), body(5), body(6), body(7));
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ops::columnKernel<double>(m_backend, m_decomp.local, m_state.grid->cells(), body(I)...);
+        }
+        (std::make_index_sequence<checkedCount()>{});
         m_column.toHost();
         double mine = none; // variable index * 2^40 + global column of this rank's first violation
         for (uint32_t c = 0; c < m_decomp.local; ++c)
@@ -368,19 +375,11 @@ public:
     // configuration, which a restart must share.
     std::vector<RestartEntry> restartEntries() {
         std::vector<RestartEntry> entries;
-        static constexpr char const* names[Prognostics::count] = {"T", "u", "v", "q", "qc", "qr", "tracer"};
         auto const fields = m_state.now.all();
         for (std::size_t i = 0; i < Prognostics::count; ++i) {
             CenterField* f = fields[i];
             uint32_t const n = f->levels();
-            entries.push_back({names[i], n,
-                               [f] {
-                                   f->toHost();
-                                   std::vector<double> v;
-                                   for (uint32_t c = 0; c < f->columns(); ++c)
-                                       v.insert(v.end(), f->column(c).begin(), f->column(c).end());
-                                   return v;
-                               },
+            entries.push_back({std::string(prognostic(i).name), n, [f] { return hostValues(*f); },
                                [f, n](std::vector<double> const& v) {
                                    for (uint32_t c = 0; c < f->columns(); ++c)
                                        std::copy(v.begin() + std::size_t{c} * n, v.begin() + std::size_t{c + 1} * n,
@@ -413,29 +412,46 @@ public:
         return {};
     }
 
-    // A variable of the local columns for output, level-contiguous per column without padding.
+    // A variable of the local columns for output, level-contiguous per column without padding (one value per column
+    // for a surface variable). A process's variable is zero where the process is not enabled.
     std::vector<double> outputValues(std::string const& name) {
-        if (name == "T" || name == "u" || name == "v" || name == "q" || name == "qc" || name == "qr" ||
-            name == "tracer" || name == "p" || name == "theta")
-            return centerValues(name);
-        if (name == "p_face" || name == "K" || name == "w") return faceValues(name);
-        return surfaceValues(name);
+        VariableInfo v{};
+        if (!findVariable(name, v)) throw Error("unknown output variable '" + name + "'", "output.variables");
+        if (v.source == Source::Process) {
+            std::vector<double> out;
+            for (auto& p : m_processes)
+                if (p->output(name, out)) return out;
+            std::size_t const levels = v.where == Staggering::Column ? 1
+                                       : v.where == Staggering::Face ? m_state.grid->cells() + 1
+                                                                     : m_state.grid->cells();
+            return std::vector<double>(levels * m_state.columns, 0.0);
+        }
+        if (v.source == Source::Diagnostic) { // theta, the only diagnostic
+            ops::evaluate(m_backend, m_weighted, m_state.now.T / m_state.exner, ops::Engine::Direct);
+            return hostValues(m_weighted);
+        }
+        if (v.where == Staggering::Face) return hostValues(*m_state.face(name));
+        return hostValues(*m_state.center(name));
     }
 
 private:
     StepContext<Backend> context() {
-        StepContext<Backend> ctx{m_backend, m_engine, m_cfg.time.dt, m_state, m_budget, m_time};
+        StepContext<Backend> ctx{m_backend,       m_engine,        m_cfg.time.dt, m_state.grid,
+                                 m_state.columns, m_state.scratch, m_budget,      m_time};
         ctx.globalMax = [this](double x) { return m_comm.max(x); };
         return ctx;
     }
 
     bool hasExplicit() const {
         for (auto const& p : m_processes)
-            if (p->hasTendencies()) return true;
+            if (p->declares(Access::Tendency)) return true;
         return false;
     }
 
-    WindSetting windSetting() const { return {m_cfg.coriolis.ug, m_cfg.coriolis.vg, m_cfg.diffusion.kappa}; }
+    WindSetting windSetting() const {
+        auto const& coriolis = m_cfg.settings<CoriolisSettings>();
+        return {coriolis.ug, coriolis.vg, m_cfg.settings<DiffusionSettings>().kappa};
+    }
 
     void initialise(std::vector<double> const& lat) {
         auto const& zc = m_state.grid->centers();
@@ -518,75 +534,22 @@ private:
     }
 
     struct StateCheck {
-        char const* name;
+        std::string name;
         CenterField* field;
         double lo, hi;
-        char const* expected;
+        std::string expected;
     };
-    // Ranges wide enough for any climate a column model makes, narrow enough to stop a run that went wrong before it
-    // writes garbage. Moisture is >= 0 to rounding; a third-order upwind scheme for moisture (not the default, which
-    // is limited) is allowed the small undershoots it makes (docs/reliability.md).
-    std::array<StateCheck, 8> stateChecks() {
-        Prognostics& n = m_state.now;
-        bool const undershoots = m_cfg.advection.enabled && m_cfg.advection.positiveScheme == AdvectionScheme::Upwind3;
-        double const qLow = undershoots ? -1e-3 : -1e-12;
-        char const* qText = undershoots ? "a mixing ratio in [-1e-3, 0.2] kg/kg (positive_scheme: upwind3)"
-                                        : "a mixing ratio in [0, 0.2] kg/kg (>= -1e-12 for rounding)";
-        constexpr double huge = 1e30;
-        return {{{"T", &n.T, 100.0, 400.0, "an air temperature in [100, 400] K"},
-                 {"u", &n.u, -400.0, 400.0, "a wind speed in [-400, 400] m/s"},
-                 {"v", &n.v, -400.0, 400.0, "a wind speed in [-400, 400] m/s"},
-                 {"q", &n.q, qLow, 0.2, qText},
-                 {"qc", &n.qc, qLow, 0.2, qText},
-                 {"qr", &n.qr, qLow, 0.2, qText},
-                 {"tracer", &n.tracer, -huge, huge, "a finite tracer mixing ratio (|x| <= 1e30)"},
-                 {"p", &m_state.p, 1e-3, 2e5, "a pressure in [0.001, 200000] Pa"}}};
-    }
-
-    std::vector<double> centerValues(std::string const& name) {
-        CenterField* f = name == "T"        ? &m_state.now.T
-                         : name == "u"      ? &m_state.now.u
-                         : name == "v"      ? &m_state.now.v
-                         : name == "q"      ? &m_state.now.q
-                         : name == "qc"     ? &m_state.now.qc
-                         : name == "qr"     ? &m_state.now.qr
-                         : name == "tracer" ? &m_state.now.tracer
-                                            : &m_state.p;
-        if (name == "theta") {
-            ops::evaluate(m_backend, m_weighted, m_state.now.T / m_state.exner, ops::Engine::Direct);
-            f = &m_weighted;
+    // The catalogue's ranges (app/model/variables.hpp), or a process's wider one (Process::widenedRange).
+    std::array<StateCheck, checkedCount()> stateChecks() {
+        std::array<StateCheck, checkedCount()> checks;
+        for (std::size_t i = 0; i < checkedCount(); ++i) {
+            VariableInfo const& v = checkedVariable(i);
+            checks[i] = {std::string(v.name), m_state.center(v.name), v.lo, v.hi, std::string(v.expected)};
+            for (auto const& p : m_processes)
+                if (auto const wider = p->widenedRange(v.name))
+                    checks[i] = {checks[i].name, checks[i].field, wider->lo, wider->hi, wider->expected};
         }
-        f->toHost();
-        std::vector<double> out;
-        out.reserve(std::size_t{f->columns()} * f->levels());
-        for (uint32_t c = 0; c < f->columns(); ++c)
-            out.insert(out.end(), f->column(c).begin(), f->column(c).end());
-        return out;
-    }
-
-    // A surface field from the process that makes it (zeros when that process is not enabled).
-    std::vector<double> surfaceValues(std::string const& name) {
-        std::vector<double> out;
-        for (auto& p : m_processes)
-            if (p->outputSurface(name, out)) return out;
-        return std::vector<double>(m_state.columns, 0.0);
-    }
-
-    std::vector<double> faceValues(std::string const& name) {
-        FaceField face(m_state.grid, m_state.columns, Backend::memSpace);
-        bool found = false;
-        if (name == "p_face") {
-            ops::evaluate(m_backend, face, m_state.pFace * 1.0, ops::Engine::Direct);
-            found = true;
-        }
-        for (auto& p : m_processes)
-            found = found || p->outputFace(m_backend, name, face);
-        if (!found) ops::evaluate(m_backend, face, ops::asExpr(0.0), ops::Engine::Direct); // process not enabled
-        face.toHost();
-        std::vector<double> out;
-        for (uint32_t c = 0; c < face.columns(); ++c)
-            out.insert(out.end(), face.column(c).begin(), face.column(c).end());
-        return out;
+        return checks;
     }
 
     Config const& m_cfg;

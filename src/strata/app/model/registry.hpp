@@ -1,12 +1,20 @@
-// The process registry: every process the configuration can name, with the factory that makes it. The model builds
-// its processes from this table in the order of the configuration's list; a new process is its class, its config
-// struct and schema entry (app/config.hpp, app/detail/config_schema.hpp), and one line here.
+// The process registry: every process the configuration can name, with the factory that makes it on each backend.
+//
+// Strata's own processes are listed once, in app/processes/builtin.hpp. A program adds its own before it reads its
+// configuration:
+//
+//     strata::app::registerProcess<MyProcess>();   // MyProcess<Backend>: a class template, one file
+//     (examples/own_process)
+//
+// which records the process's schema (its settings, rules and output variables: app/process_settings.hpp) and a
+// factory for every CPU backend (and Cuda, when the calling file is compiled by nvcc). The model makes its processes
+// through makeProcess, in the order of the configuration's list: it asks the process for its declarations, checks
+// them against the variable catalogue, and hands the process a ProcessEnv that gives out the declared fields alone.
 #pragma once
 
 #include <strata/app/config.hpp>
-#include <strata/app/model/kessler.hpp>
-#include <strata/app/model/moist.hpp>
-#include <strata/app/model/processes.hpp>
+#include <strata/app/model/process.hpp>
+#include <strata/core/backends.hpp>
 
 #include <functional>
 #include <map>
@@ -17,44 +25,40 @@ namespace strata::app {
 
 template <class Backend>
 using ProcessFactory = std::function<std::unique_ptr<Process<Backend>>(Config const&, State&, Backend const&)>;
-
 template <class Backend>
-std::map<std::string, ProcessFactory<Backend>> const& processRegistry() {
-    using P = std::unique_ptr<Process<Backend>>;
-    static std::map<std::string, ProcessFactory<Backend>> const registry = {
-        {"vertical_diffusion",
-         [](Config const& c, State& s, Backend const&) -> P {
-             return std::make_unique<VerticalDiffusion<Backend>>(c.diffusion, c.surfaceFluxes, s);
-         }},
-        {"vertical_advection",
-         [](Config const& c, State& s, Backend const&) -> P {
-             return std::make_unique<VerticalAdvection<Backend>>(c.advection, s);
-         }},
-        {"held_suarez",
-         [](Config const& c, State& s, Backend const& b) -> P {
-             return std::make_unique<HeldSuarez<Backend>>(c.heldSuarez, s, b);
-         }},
-        {"coriolis",
-         [](Config const& c, State& s, Backend const&) -> P {
-             return std::make_unique<Coriolis<Backend>>(c.coriolis, s);
-         }},
-        {"surface_fluxes",
-         [](Config const& c, State& s, Backend const&) -> P {
-             return std::make_unique<BulkSurfaceFluxes<Backend>>(c.surfaceFluxes, s);
-         }},
-        {"large_scale_condensation",
-         [](Config const&, State& s, Backend const&) -> P {
-             return std::make_unique<LargeScaleCondensation<Backend>>(s);
-         }},
-        {"kessler", [](Config const&, State& s, Backend const&) -> P { return std::make_unique<Kessler<Backend>>(s); }},
-    };
-    return registry;
+using ProcessRegistry = std::map<std::string, ProcessFactory<Backend>, std::less<>>;
+
+// A process class template P<Backend> as the registry expects it: P<Backend>::Settings (a ProcessSettingsStruct),
+// a static declarations(Config const&) and a constructor P(Config const&, ProcessEnv<Backend>&).
+template <template <class> class P, class Backend>
+std::unique_ptr<Process<Backend>> makeProcess(Config const& cfg, State& state, Backend const& backend) {
+    std::string const name(P<Backend>::Settings::process);
+    auto declared = P<Backend>::declarations(cfg);
+    checkDeclarations(name, declared);
+    ProcessEnv<Backend> env(name, std::move(declared), state, backend);
+    return std::make_unique<P<Backend>>(cfg, env);
 }
 
-// Instantiated once per CPU backend, next to that backend's time loop (app/model/run_serial.cpp, run_openmp.cpp,
-// run_threads.cpp): a file that only makes a Model (tests, the model benchmark) then compiles no process.
-extern template std::map<std::string, ProcessFactory<core::Serial>> const& processRegistry<core::Serial>();
-extern template std::map<std::string, ProcessFactory<core::OpenMP>> const& processRegistry<core::OpenMP>();
-extern template std::map<std::string, ProcessFactory<core::Threads>> const& processRegistry<core::Threads>();
+// Strata's own processes and those registered, for one backend (instantiated once per backend, next to its time
+// loop: app/model/instantiate.hpp).
+template <class Backend>
+ProcessRegistry<Backend>& processRegistry();
+
+template <template <class> class P, class Backend>
+void addFactory() {
+    processRegistry<Backend>()[std::string(P<Backend>::Settings::process)] = &makeProcess<P, Backend>;
+}
+
+template <template <class> class P>
+void registerProcess() {
+    using Settings = typename P<core::Serial>::Settings;
+    if (findProcessSchema(Settings::process) == nullptr) addProcessSchema(schemaOf<Settings>());
+    addFactory<P, core::Serial>();
+    addFactory<P, core::OpenMP>();
+    addFactory<P, core::Threads>();
+#if defined(__CUDACC__)
+    addFactory<P, core::Cuda>();
+#endif
+}
 
 } // namespace strata::app

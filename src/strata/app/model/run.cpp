@@ -265,11 +265,8 @@ void checkRestartCompatible(Config const& cfg, RestartMeta const& meta, std::str
     if (old.time.dt != cfg.time.dt) refuse("time.dt");
     if (old.time.start != cfg.time.start) refuse("time.start");
     if (old.processOrder != cfg.processOrder) refuse("processes");
-    if (!(old.diffusion == cfg.diffusion)) refuse("processes.vertical_diffusion");
-    if (!(old.advection == cfg.advection)) refuse("processes.vertical_advection");
-    if (!(old.heldSuarez == cfg.heldSuarez)) refuse("processes.held_suarez");
-    if (!(old.coriolis == cfg.coriolis)) refuse("processes.coriolis");
-    if (!(old.surfaceFluxes == cfg.surfaceFluxes)) refuse("processes.surface_fluxes");
+    for (auto const& name : cfg.processOrder) // the same order: each process's settings
+        if (!(old.processSettings.at(name) == cfg.processSettings.at(name))) refuse("processes." + name);
     if (!(old.initial == cfg.initial)) refuse("initial_conditions");
     if (old.output.variables != cfg.output.variables) refuse("output.variables");
     if (old.output.precision != cfg.output.precision) refuse("output.precision");

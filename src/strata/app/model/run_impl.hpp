@@ -25,46 +25,29 @@ namespace strata::app {
 
 namespace detail {
 
-struct VariableInfo {
+// An output variable's NetCDF metadata, from the variable catalogue (app/model/variables.hpp), whose strings are
+// literals: the pointers stay valid for the run.
+struct OutputVariableInfo {
     char const* name;
     char const* units;
     char const* longName;
     char const* standardName;
     bool onFaces;
-    bool surface = false;         // one value per column
-    char const* cellMethods = ""; // empty: "time: point"
+    bool surface;            // one value per column
+    char const* cellMethods; // empty: "time: point"
 };
 
-inline constexpr VariableInfo variableTable[] = {
-    {"T", "K", "air temperature", "air_temperature", false},
-    {"theta", "K", "potential temperature", "air_potential_temperature", false},
-    {"u", "m s-1", "eastward wind", "eastward_wind", false},
-    {"v", "m s-1", "northward wind", "northward_wind", false},
-    {"q", "kg kg-1", "specific humidity", "specific_humidity", false},
-    // q, qc and qr are mass fractions (kg per kg of moist air): the water budget sums rho0 (q + qc + qr).
-    {"qc", "kg kg-1", "cloud liquid water mass fraction", "mass_fraction_of_cloud_liquid_water_in_air", false},
-    {"qr", "kg kg-1", "rain water mass fraction", "mass_fraction_of_rain_in_air", false},
-    {"tracer", "1", "passive tracer mixing ratio", "", false},
-    {"p", "Pa", "air pressure at cell centers", "air_pressure", false},
-    {"p_face", "Pa", "air pressure at cell faces", "air_pressure", true},
-    // One K mixes heat, moisture, the tracer and momentum alike; CF names it by heat.
-    {"K", "m2 s-1", "eddy diffusivity of heat, moisture, tracer and momentum", "atmosphere_heat_diffusivity", true},
-    // The processes that make w and the precipitation say what they are in a case (Process::outputLongName).
-    {"w", "m s-1", "prescribed vertical velocity", "upward_air_velocity", true},
-    {"precipitation_flux", "kg m-2 s-1", "precipitation, mean since the previous output", "precipitation_flux", false,
-     true, "time: mean"},
-    {"surface_upward_sensible_heat_flux", "W m-2", "sensible heat flux from the sea, mean since the previous output",
-     "surface_upward_sensible_heat_flux", false, true, "time: mean"},
-    {"surface_upward_latent_heat_flux", "W m-2", "latent heat flux from the sea, mean since the previous output",
-     "surface_upward_latent_heat_flux", false, true, "time: mean"},
-    {"water_evaporation_flux", "kg m-2 s-1", "evaporation from the sea, mean since the previous output",
-     "water_evaporation_flux", false, true, "time: mean"},
-};
-
-inline VariableInfo const& variableInfo(std::string const& name) {
-    for (auto const& v : variableTable)
-        if (name == v.name) return v;
-    throw Error("unknown output variable '" + name + "'", "output.variables", "a name from docs/config.md");
+inline OutputVariableInfo variableInfo(std::string const& name) {
+    VariableInfo v{};
+    if (!findVariable(name, v) || !v.output)
+        throw Error("unknown output variable '" + name + "'", "output.variables", "a name from docs/config.md");
+    return {v.name.data(),
+            v.units.data(),
+            v.longName.data(),
+            v.standardName.data(),
+            v.where == Staggering::Face,
+            v.where == Staggering::Column,
+            v.cellMethods.data()};
 }
 
 // The run's wall-clock timers. `sync` waits for the backend's work (on a GPU kernels run after their launch returns):

@@ -12,12 +12,14 @@
 // names (p, rho, exner, pFace, rhoFace) because every process reads them.
 #pragma once
 
+#include <strata/app/model/variables.hpp>
 #include <strata/core/memory.hpp>
 #include <strata/operators/field.hpp>
 #include <strata/operators/grid.hpp>
 
 #include <array>
 #include <memory>
+#include <string_view>
 
 namespace strata::app {
 
@@ -36,7 +38,7 @@ inline constexpr double omega = 7.292e-5; // s-1, the Earth's rotation rate
 using CenterField = ops::Field<double, ops::Center>;
 using FaceField = ops::Field<double, ops::Face>;
 
-// The prognostic variables, as a unit the time stepper combines.
+// The prognostic variables, as a unit the time stepper combines, in the catalogue's order (app/model/variables.hpp).
 struct Prognostics {
     CenterField T, u, v, q, qc, qr, tracer;
     Prognostics(std::shared_ptr<ops::Grid const> const& grid, uint32_t columns, core::MemSpace space)
@@ -45,7 +47,17 @@ struct Prognostics {
     static constexpr std::size_t count = 7;
     std::array<CenterField*, count> all() { return {&T, &u, &v, &q, &qc, &qr, &tracer}; }
     std::array<CenterField const*, count> all() const { return {&T, &u, &v, &q, &qc, &qr, &tracer}; }
+    // The field of a prognostic variable's name; nullptr for another name.
+    CenterField* find(std::string_view name) {
+        for (std::size_t i = 0; i < count; ++i)
+            if (prognostic(i).name == name) return all()[i];
+        return nullptr;
+    }
 };
+static_assert(Prognostics::count == prognosticCount() && prognostic(0).name == "T" && prognostic(1).name == "u" &&
+                  prognostic(2).name == "v" && prognostic(3).name == "q" && prognostic(4).name == "qc" &&
+                  prognostic(5).name == "qr" && prognostic(6).name == "tracer",
+              "Prognostics holds the catalogue's prognostic variables, in its order");
 
 struct State {
     std::shared_ptr<ops::Grid const> grid;
@@ -65,6 +77,19 @@ struct State {
         : grid(std::move(g)), columns(cols), space(s), now(grid, cols, s), start(grid, cols, s), initial(grid, cols, s),
           tendency(grid, cols, s), scratch(grid, cols, s), p(grid, cols, s), rho(grid, cols, s), exner(grid, cols, s),
           pFace(grid, cols, s), rhoFace(grid, cols, s), surfacePressure(cols, s), latitude(cols, s) {}
+
+    // The fields of the catalogue's names (a prognostic variable's current value, or a reference field); nullptr for
+    // a name the state holds none of in that staggering.
+    CenterField* center(std::string_view name) {
+        if (CenterField* f = now.find(name)) return f;
+        return name == "p" ? &p : name == "rho" ? &rho : name == "exner" ? &exner : nullptr;
+    }
+    FaceField* face(std::string_view name) {
+        return name == "p_face" ? &pFace : name == "rho_face" ? &rhoFace : nullptr;
+    }
+    core::Buffer<double>* perColumn(std::string_view name) {
+        return name == "latitude" ? &latitude : name == "surface_pressure" ? &surfacePressure : nullptr;
+    }
 };
 
 } // namespace strata::app

@@ -17,7 +17,9 @@
 // changes by L sum(rho0 (net condensation) / exner0 dz).
 #pragma once
 
-#include <strata/app/model/moist.hpp>
+#include <strata/app/model/process.hpp>
+#include <strata/app/model/thermodynamics.hpp>
+#include <strata/app/processes/detail/precipitation.hpp>
 
 #include <cmath>
 #include <string>
@@ -82,34 +84,40 @@ struct KesslerKernel {
     }
 };
 
+struct KesslerSettings : NoSettings<KesslerSettings> {
+    static constexpr std::string_view process = "kessler";
+    static std::vector<VariableInfo> outputs() { return {precipitationFluxVariable}; }
+};
+
 template <class Backend>
 class Kessler : public Process<Backend> {
 public:
-    explicit Kessler(State& s)
-        : m_massFlux(s.grid, s.columns, s.space), m_courant(s.grid, s.columns, s.space),
-          m_net(s.grid, s.columns, s.space), m_weighted(s.grid, s.columns, s.space), m_face(s.grid, s.columns, s.space),
-          m_column(s.columns, s.space), m_rain(s.columns, s.space), m_largest(s.columns, s.space) {}
-
-    std::string name() const override { return "kessler"; }
-    std::vector<FieldDecl> fields() const override {
-        return {{"T", "K", "adjusts"},
-                {"q", "kg kg-1", "adjusts"},
-                {"qc", "kg kg-1", "adjusts"},
-                {"qr", "kg kg-1", "adjusts"},
-                {"p", "Pa", "reads"},
-                {"rho", "kg m-3", "reads"},
-                {"precipitation_flux", "kg m-2 s-1", "writes (surface)"}};
+    using Settings = KesslerSettings;
+    static std::vector<FieldDecl> declarations(Config const&) {
+        return {{"T", "K", Access::Adjusts},        {"q", "kg kg-1", Access::Adjusts},
+                {"qc", "kg kg-1", Access::Adjusts}, {"qr", "kg kg-1", Access::Adjusts},
+                {"p", "Pa", Access::Reads},         {"rho", "kg m-3", Access::Reads},
+                {"exner", "1", Access::Reads}};
     }
 
+    Kessler(Config const&, ProcessEnv<Backend>& env)
+        : Process<Backend>(env.declared()), m_p(env.center("p")), m_rho(env.center("rho")),
+          m_exner(env.center("exner")), m_massFlux(env.grid(), env.columns(), env.space()),
+          m_courant(env.grid(), env.columns(), env.space()), m_net(env.grid(), env.columns(), env.space()),
+          m_weighted(env.grid(), env.columns(), env.space()), m_face(env.grid(), env.columns(), env.space()),
+          m_column(env.columns(), env.space()), m_rain(env.columns(), env.space()),
+          m_largest(env.columns(), env.space()) {}
+
+    std::string name() const override { return std::string(Settings::process); }
+
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
-        State& s = ctx.state;
         sediment(ctx, u.qr);
-        forEachPoint(ctx.backend, s.columns, u.T.levels(),
+        forEachPoint(ctx.backend, ctx.columns, u.T.levels(),
                      KesslerKernel{u.T.view(), u.q.view(), u.qc.view(), u.qr.view(), m_net.view(),
-                                   std::as_const(s.p).view(), std::as_const(s.rho).view(), ctx.dt});
+                                   std::as_const(m_p).view(), std::as_const(m_rho).view(), ctx.dt});
         ops::columnIntegralsOfThen(ctx.backend, m_weighted, m_column,
                                    columnTerms({ctx.budget.term(HeatBudget, m_column, moist::latentHeat)}),
-                                   s.rho * m_net / s.exner);
+                                   m_rho * m_net / m_exner);
     }
 
     StepCost stepCost() const override {
@@ -126,7 +134,7 @@ public:
                                             : "";
     }
 
-    bool outputSurface(std::string const& name, std::vector<double>& out) override {
+    bool output(std::string_view name, std::vector<double>& out) override {
         if (name != "precipitation_flux") return false;
         m_rain.takeMean(out);
         return true;
@@ -134,15 +142,14 @@ public:
 
 private:
     void sediment(StepContext<Backend>& ctx, CenterField& qr) {
-        State& s = ctx.state;
-        auto const dz = s.grid->view(Backend::memSpace).dzCenter;
-        forEachPoint(ctx.backend, s.columns, qr.levels(),
+        auto const dz = ctx.grid->view(Backend::memSpace).dzCenter;
+        forEachPoint(ctx.backend, ctx.columns, qr.levels(),
                      RainFallKernel{m_massFlux.view(), m_courant.view(), std::as_const(qr).view(),
-                                    std::as_const(s.rho).view(), dz, ctx.dt});
+                                    std::as_const(m_rho).view(), dz, ctx.dt});
         ops::columnMax(ctx.backend, m_courant, m_largest);
         m_largest.toHost();
         double local = 0;
-        for (uint32_t c = 0; c < s.columns; ++c)
+        for (uint32_t c = 0; c < ctx.columns; ++c)
             local = std::max(local, m_largest.host()[c]);
         double const courant = ctx.globalMax(local);
         auto const substeps = static_cast<uint32_t>(std::max(1.0, std::ceil(courant / 0.8)));
@@ -152,9 +159,9 @@ private:
         auto const divergence = ops::DivergenceF2C{};
         for (uint32_t i = 0; i < substeps; ++i) {
             if (i > 0)
-                forEachPoint(ctx.backend, s.columns, qr.levels(),
+                forEachPoint(ctx.backend, ctx.columns, qr.levels(),
                              RainFallKernel{m_massFlux.view(), m_courant.view(), std::as_const(qr).view(),
-                                            std::as_const(s.rho).view(), dz, dtSub});
+                                            std::as_const(m_rho).view(), dz, dtSub});
             // Surface rain of this sub-step: the flux through the bottom face, rho0 qr V_t of the lowest cell.
             ops::evaluate(ctx.backend, m_face, toFaces(m_massFlux), ops::Engine::Direct);
             ColumnTerm rain; // the bottom face's flux: out of the water budget, into the rain's mean
@@ -162,21 +169,24 @@ private:
             rain.stride = std::as_const(m_face).view().stride;
             ColumnTerm lost = rain;
             lost.scale = -dtSub;
-            addColumnTerms(ctx.backend, s.columns, {ctx.budget.term(WaterBudget, lost), m_rain.adding(rain, dtSub)});
-            ops::evaluate(ctx.backend, m_weighted, qr + dtSub * (divergence(toFaces(m_massFlux)) / s.rho), ctx.engine);
-            forEachPoint(ctx.backend, s.columns, qr.levels(), Copy{qr.view(), std::as_const(m_weighted).view()});
+            addColumnTerms(ctx.backend, ctx.columns, {ctx.budget.term(WaterBudget, lost), m_rain.adding(rain, dtSub)});
+            ops::evaluate(ctx.backend, m_weighted, qr + dtSub * (divergence(toFaces(m_massFlux)) / m_rho), ctx.engine);
+            forEachPoint(ctx.backend, ctx.columns, qr.levels(), Copy{qr.view(), std::as_const(m_weighted).view()});
         }
         m_rain.tick(ctx.dt);
     }
 
+    CenterField const& m_p;
+    CenterField const& m_rho;
+    CenterField const& m_exner;
     CenterField m_massFlux, m_courant, m_net, m_weighted;
     FaceField m_face;
     core::Buffer<double> m_column;
     ColumnMean m_rain;
+    core::Buffer<double> m_largest;
 
 public:
     void restartEntries(std::vector<RestartEntry>& entries) override { m_rain.restartEntries("kessler_rain", entries); }
-    core::Buffer<double> m_largest;
 };
 
 } // namespace strata::app

@@ -1,0 +1,119 @@
+// The variable catalogue: every variable the model knows, written once. Each entry says what the variable is (name,
+// CF standard name, long name, units), where it lives (cell centers, faces or one value per column), where its value
+// comes from (a prognostic variable, the fixed reference state, a diagnostic computed from them, or a process) and
+// the range a sane state keeps it in. From this one table come
+//   - the choices of `output.variables` (app/detail/config_schema.hpp) and each output variable's NetCDF metadata,
+//   - the restart file's fields (every prognostic variable),
+//   - the state check after every step (every variable with a range),
+//   - the fields a process may declare and ask for (app/model/process.hpp).
+// A process's own output variables (K, w, the surface fluxes) are catalogue entries declared in its file
+// (ProcessSchema::outputs); `catalogue()` is this table followed by those.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::app {
+
+enum class Staggering { Center, Face, Column };
+enum class Source { Prognostic, Reference, Diagnostic, Process };
+
+struct VariableInfo {
+    std::string_view name, units, longName, standardName;
+    Staggering where;
+    Source source;
+    bool output = true;                // may be named in output.variables
+    std::string_view cellMethods = ""; // empty: "time: point"
+    // The state check: a value outside [lo, hi] (or NaN) stops the run; `expected` says the range in words. A
+    // variable without a range (lo > hi) is not checked.
+    double lo = 1, hi = 0;
+    std::string_view expected = "";
+    constexpr bool checked() const { return lo <= hi; }
+};
+
+namespace catalogue_detail {
+inline constexpr double huge = 1e30;
+using S = Staggering;
+using F = Source;
+} // namespace catalogue_detail
+
+// The model's own variables, in the order of output.variables' choices. The prognostic ones are in the order of
+// Prognostics (app/model/state.hpp), which a static_assert there holds to; the checked ones in the order the state
+// check reports the first violation in.
+inline constexpr VariableInfo stateVariables[] = {
+    {"T", "K", "air temperature", "air_temperature", catalogue_detail::S::Center, catalogue_detail::F::Prognostic, true,
+     "", 100.0, 400.0, "an air temperature in [100, 400] K"},
+    {"theta", "K", "potential temperature", "air_potential_temperature", catalogue_detail::S::Center,
+     catalogue_detail::F::Diagnostic},
+    {"u", "m s-1", "eastward wind", "eastward_wind", catalogue_detail::S::Center, catalogue_detail::F::Prognostic, true,
+     "", -400.0, 400.0, "a wind speed in [-400, 400] m/s"},
+    {"v", "m s-1", "northward wind", "northward_wind", catalogue_detail::S::Center, catalogue_detail::F::Prognostic,
+     true, "", -400.0, 400.0, "a wind speed in [-400, 400] m/s"},
+    // q, qc and qr are mass fractions (kg per kg of moist air): the water budget sums rho0 (q + qc + qr). Moisture is
+    // >= 0 to rounding (a process may allow more, Process::widenedRange).
+    {"q", "kg kg-1", "specific humidity", "specific_humidity", catalogue_detail::S::Center,
+     catalogue_detail::F::Prognostic, true, "", -1e-12, 0.2,
+     "a mixing ratio in [0, 0.2] kg/kg (>= -1e-12 for rounding)"},
+    {"qc", "kg kg-1", "cloud liquid water mass fraction", "mass_fraction_of_cloud_liquid_water_in_air",
+     catalogue_detail::S::Center, catalogue_detail::F::Prognostic, true, "", -1e-12, 0.2,
+     "a mixing ratio in [0, 0.2] kg/kg (>= -1e-12 for rounding)"},
+    {"qr", "kg kg-1", "rain water mass fraction", "mass_fraction_of_rain_in_air", catalogue_detail::S::Center,
+     catalogue_detail::F::Prognostic, true, "", -1e-12, 0.2,
+     "a mixing ratio in [0, 0.2] kg/kg (>= -1e-12 for rounding)"},
+    {"tracer", "1", "passive tracer mixing ratio", "", catalogue_detail::S::Center, catalogue_detail::F::Prognostic,
+     true, "", -catalogue_detail::huge, catalogue_detail::huge, "a finite tracer mixing ratio (|x| <= 1e30)"},
+    {"p", "Pa", "air pressure at cell centers", "air_pressure", catalogue_detail::S::Center,
+     catalogue_detail::F::Reference, true, "", 1e-3, 2e5, "a pressure in [0.001, 200000] Pa"},
+    {"p_face", "Pa", "air pressure at cell faces", "air_pressure", catalogue_detail::S::Face,
+     catalogue_detail::F::Reference},
+    // The reference state's other fields and the column coordinates: processes read them, the output does not.
+    {"rho", "kg m-3", "reference density at cell centers", "air_density", catalogue_detail::S::Center,
+     catalogue_detail::F::Reference, false},
+    {"rho_face", "kg m-3", "reference density at cell faces", "air_density", catalogue_detail::S::Face,
+     catalogue_detail::F::Reference, false},
+    {"exner", "1", "reference Exner function (p0 / 1000 hPa)^(Rd/cp)", "dimensionless_exner_function",
+     catalogue_detail::S::Center, catalogue_detail::F::Reference, false},
+    {"latitude", "degrees_north", "latitude of the column", "latitude", catalogue_detail::S::Column,
+     catalogue_detail::F::Reference, false},
+    {"surface_pressure", "Pa", "surface pressure", "surface_air_pressure", catalogue_detail::S::Column,
+     catalogue_detail::F::Reference, false},
+};
+
+// The number of prognostic variables, and the i-th of them.
+constexpr std::size_t prognosticCount() {
+    std::size_t n = 0;
+    for (auto const& v : stateVariables)
+        n += v.source == Source::Prognostic;
+    return n;
+}
+constexpr VariableInfo const& prognostic(std::size_t i) {
+    for (auto const& v : stateVariables)
+        if (v.source == Source::Prognostic && i-- == 0) return v;
+    return stateVariables[0];
+}
+// The number of variables the state check looks at, and the i-th of them.
+constexpr std::size_t checkedCount() {
+    std::size_t n = 0;
+    for (auto const& v : stateVariables)
+        n += v.checked();
+    return n;
+}
+constexpr VariableInfo const& checkedVariable(std::size_t i) {
+    for (auto const& v : stateVariables)
+        if (v.checked() && i-- == 0) return v;
+    return stateVariables[0];
+}
+
+// The whole catalogue: stateVariables, then the output variables of every registered process (each name once, the
+// first declaration's entry: two processes that make precipitation_flux declare the same variable).
+// Made on each call: a program may register processes of its own before it reads its configuration.
+std::vector<VariableInfo> catalogue();
+// The entry of a name; false when the catalogue has none.
+bool findVariable(std::string_view name, VariableInfo& out);
+// The names output.variables may take, in catalogue order.
+std::vector<std::string> outputChoices();
+
+} // namespace strata::app

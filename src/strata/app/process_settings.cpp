@@ -1,0 +1,60 @@
+// GCC 12 warns falsely about a memcpy overlap in "'" + std::string(...) once the processes' check functions are
+// inlined into their schema's lambda (GCC bug 105329); no code here copies overlapping memory.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+#include <strata/app/process_settings.hpp>
+#include <strata/app/processes/builtin.hpp>
+
+#include <algorithm>
+
+namespace strata::app {
+
+namespace {
+std::vector<ProcessSchema>& schemas() {
+    static std::vector<ProcessSchema> all = schemasOf(BuiltinProcesses{});
+    return all;
+}
+} // namespace
+
+std::vector<ProcessSchema> const& processSchemas() { return schemas(); }
+
+ProcessSchema const* findProcessSchema(std::string_view name) {
+    for (auto const& s : schemas())
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+void addProcessSchema(ProcessSchema schema) {
+    if (findProcessSchema(schema.name) != nullptr)
+        throw Error("a process named '" + schema.name + "' is already registered", "registerProcess",
+                    "a name no other process has");
+    schemas().push_back(std::move(schema));
+}
+
+std::vector<VariableInfo> catalogue() {
+    std::vector<VariableInfo> all(std::begin(stateVariables), std::end(stateVariables));
+    for (auto const& s : schemas())
+        for (auto const& v : s.outputs)
+            if (std::none_of(all.begin(), all.end(), [&](VariableInfo const& seen) { return seen.name == v.name; }))
+                all.push_back(v);
+    return all;
+}
+
+bool findVariable(std::string_view name, VariableInfo& out) {
+    for (auto const& v : catalogue())
+        if (v.name == name) {
+            out = v;
+            return true;
+        }
+    return false;
+}
+
+std::vector<std::string> outputChoices() {
+    std::vector<std::string> names;
+    for (auto const& v : catalogue())
+        if (v.output) names.emplace_back(v.name);
+    return names;
+}
+
+} // namespace strata::app

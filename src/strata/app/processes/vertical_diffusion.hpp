@@ -1,0 +1,348 @@
+// Vertical diffusion: d(psi)/dt = (1/rho0) d/dz(rho0 K d(psi)/dz) on theta (heat), q, the tracer and the winds, with
+// a prescribed surface flux (kinematic, positive upwards) and no flux through the top; explicit (SSP-RK3 stages) or
+// implicit (backward Euler, app/model/implicit_diffusion.hpp).
+#pragma once
+
+#include <strata/app/model/implicit_diffusion.hpp>
+#include <strata/app/model/process.hpp>
+#include <strata/app/processes/detail/stability.hpp>
+#include <strata/app/processes/surface_fluxes.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::app {
+
+enum class DiffusionMode { Explicit, Implicit };
+STRATA_CHOICES(DiffusionMode, Choice<DiffusionMode>{"explicit", DiffusionMode::Explicit},
+               Choice<DiffusionMode>{"implicit", DiffusionMode::Implicit});
+
+enum class DiffusionProfile { Constant, BoundaryLayer, ReedJablonowski };
+STRATA_CHOICES(DiffusionProfile, Choice<DiffusionProfile>{"constant", DiffusionProfile::Constant},
+               Choice<DiffusionProfile>{"boundary_layer", DiffusionProfile::BoundaryLayer},
+               Choice<DiffusionProfile>{"reed_jablonowski", DiffusionProfile::ReedJablonowski});
+
+enum class DiffusionForm { Anelastic, Plain };
+STRATA_CHOICES(DiffusionForm, Choice<DiffusionForm>{"anelastic", DiffusionForm::Anelastic},
+               Choice<DiffusionForm>{"plain", DiffusionForm::Plain});
+
+enum class SurfaceMomentum { NoSlip, FreeSlip };
+STRATA_CHOICES(SurfaceMomentum, Choice<SurfaceMomentum>{"no_slip", SurfaceMomentum::NoSlip},
+               Choice<SurfaceMomentum>{"free_slip", SurfaceMomentum::FreeSlip});
+
+struct DiffusionSettings {
+    static constexpr std::string_view process = "vertical_diffusion";
+    DiffusionMode mode = DiffusionMode::Implicit;
+    DiffusionProfile profile = DiffusionProfile::Constant;
+    double kappa = 5.0;                  // m2/s; boundary_layer: the surface value
+    double boundaryLayerHeight = 1500.0; // m; boundary_layer: K decays as exp(-z / h) ... to kappaFree
+    double kappaFree = 0.1;              // m2/s above the boundary layer
+    double surfaceHeatFlux = 0.0;        // K m/s (kinematic, positive upwards)
+    double surfaceMoistureFlux = 0.0;    // kg/kg m/s
+    double surfaceTracerFlux = 0.0;      // 1 m/s
+    SurfaceMomentum surfaceMomentum = SurfaceMomentum::NoSlip; // no_slip: u = v = 0 at the ground; free_slip: no stress
+
+    // anelastic: (1/rho) d/dz(rho K d(theta)/dz); plain: d/dz(K dT/dz) (rho = 1, T)
+    DiffusionForm form = DiffusionForm::Anelastic;
+
+    template <class V>
+    void describe(V& v) {
+        v.field("mode", mode, detail::named<DiffusionMode>());
+        v.field("profile", profile, detail::named<DiffusionProfile>());
+        v.field("form", form, detail::named<DiffusionForm>());
+        v.field("kappa", kappa, detail::atLeast(0.0));
+        v.field("boundary_layer_height", boundaryLayerHeight, detail::above(0.0));
+        v.field("kappa_free", kappaFree, detail::atLeast(0.0));
+        v.field("surface_heat_flux", surfaceHeatFlux, detail::anyNumber());
+        v.field("surface_moisture_flux", surfaceMoistureFlux, detail::anyNumber());
+        v.field("surface_tracer_flux", surfaceTracerFlux, detail::anyNumber());
+        v.field("surface_momentum", surfaceMomentum, detail::named<SurfaceMomentum>());
+    }
+    static std::vector<VariableInfo> outputs() {
+        // One K mixes heat, moisture, the tracer and momentum alike; CF names it by heat.
+        return {{"K", "m2 s-1", "eddy diffusivity of heat, moisture, tracer and momentum",
+                 "atmosphere_heat_diffusivity", Staggering::Face, Source::Process}};
+    }
+    void check(Config const& c) const;
+    bool operator==(DiffusionSettings const&) const = default;
+};
+
+// "plain" replaces the reference state by rho0 = exner0 = 1 for the whole model: only meaningful for diffusion alone,
+// or with the Coriolis force, which does not use the reference state (the classical Ekman problem). The
+// Reed-Jablonowski profile takes its coefficients from surface_fluxes, and K follows the wind.
+inline void DiffusionSettings::check(Config const& c) const {
+    if (form == DiffusionForm::Plain)
+        for (auto const& name : c.processOrder)
+            if (name != process && name != "coriolis")
+                detail::failConfig("processes.vertical_diffusion.form", "'plain' with " + name + " enabled",
+                                   "form: anelastic, or only vertical_diffusion and coriolis (plain sets rho0 = exner0 "
+                                   "= 1 for the whole model)");
+    if (profile == DiffusionProfile::ReedJablonowski) {
+        if (!c.enabled(SurfaceFluxesSettings::process))
+            detail::failConfig("processes.vertical_diffusion.profile", "'reed_jablonowski' without surface_fluxes",
+                               "the surface_fluxes process enabled (its c_e and gustiness set K = c_e |v_a| z_a)");
+        if (mode != DiffusionMode::Implicit)
+            detail::failConfig("processes.vertical_diffusion.mode",
+                               "'" + std::string(nameOf(mode)) + "' with profile reed_jablonowski",
+                               "mode: implicit (K follows the wind, so no explicit limit can be checked before the "
+                               "run)");
+    }
+}
+
+// rho F at the surface for heat, moisture and tracer, and its negative (the boundary value of rho K dpsi/dz).
+struct SurfaceFluxes {
+    FaceConst rhoFace;
+    double* flux[3];
+    double* negated[3];
+    double kinematic[3];
+    STRATA_HD void operator()(uint32_t c, uint32_t) const {
+        for (int i = 0; i < 3; ++i) {
+            flux[i][c] = rhoFace(c, 0) * kinematic[i];
+            negated[i][c] = -flux[i][c];
+        }
+    }
+};
+
+struct DiffusivityProfile {
+    FaceView K;
+    double const* zf;
+    double surface, free, height;
+    bool boundaryLayer;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        K(c, k) = boundaryLayer ? free + (surface - free) * exp(-zf[k] / height) : surface;
+    }
+};
+
+// The boundary-layer diffusivity of RJ12 (eq. 18): K = C_E |v_a| z_a where p >= 850 hPa, decaying above as
+// exp(-((850 hPa - p) / 100 hPa)^2); |v_a| the lowest level's wind speed with gustiness, z_a its height. The decay
+// depends on the reference pressure only, which is fixed in time: ReedJablonowskiDecay computes it once (1 at and
+// below 850 hPa), and each step multiplies (the same bits as evaluating the exp every step).
+struct ReedJablonowskiDecay {
+    FaceView decay;
+    FaceConst pFace;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        double const above = (85000.0 - pFace(c, k)) / 10000.0;
+        decay(c, k) = pFace(c, k) >= 85000.0 ? 1.0 : exp(-above * above);
+    }
+};
+struct ReedJablonowskiDiffusivity {
+    FaceView K;
+    FaceConst pFace, decay;
+    CenterConst u, v;
+    double za, ce, gust;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        double const ua = u(c, 0), va = v(c, 0);
+        double const k0 = ce * sqrt(ua * ua + va * va + gust * gust) * za;
+        K(c, k) = pFace(c, k) >= 85000.0 ? k0 : k0 * decay(c, k);
+    }
+};
+
+template <class Backend>
+class VerticalDiffusion : public Process<Backend> {
+public:
+    using Settings = DiffusionSettings;
+    static std::vector<FieldDecl> declarations(Config const& cfg) {
+        auto const& d = cfg.settings<Settings>();
+        Access const change = d.mode == DiffusionMode::Explicit ? Access::Tendency : Access::Adjusts;
+        std::vector<FieldDecl> f = {{"T", "K", change},
+                                    {"u", "m s-1", change},
+                                    {"v", "m s-1", change},
+                                    {"q", "kg kg-1", change},
+                                    {"tracer", "1", change},
+                                    {"rho", "kg m-3", Access::Reads},
+                                    {"exner", "1", Access::Reads},
+                                    {"rho_face", "kg m-3", Access::Reads}};
+        if (d.profile == DiffusionProfile::ReedJablonowski) f.push_back({"p_face", "Pa", Access::Reads});
+        return f;
+    }
+
+    VerticalDiffusion(Config const& cfg, ProcessEnv<Backend>& env)
+        : Process<Backend>(env.declared()), m_cfg(cfg.settings<Settings>()),
+          m_surface(cfg.settings<SurfaceFluxesSettings>()), m_rho(env.center("rho")), m_exner(env.center("exner")),
+          m_rhoFace(env.face("rho_face")), m_u(env.center("u")), m_v(env.center("v")),
+          m_pFace(m_cfg.profile == DiffusionProfile::ReedJablonowski ? &env.face("p_face") : nullptr),
+          m_K(env.grid(), env.columns(), env.space()), m_decay(env.grid(), env.columns(), env.space()),
+          m_rhoK(env.grid(), env.columns(), env.space()), m_heat(env.columns(), env.space()),
+          m_moisture(env.columns(), env.space()), m_tracer(env.columns(), env.space()),
+          m_negHeat(env.columns(), env.space()), m_negMoisture(env.columns(), env.space()),
+          m_negTracer(env.columns(), env.space()), m_noFlux(env.columns(), env.space()),
+          m_a(env.grid(), env.columns(), env.space()), m_inverse(env.grid(), env.columns(), env.space()),
+          m_cPrime(env.grid(), env.columns(), env.space()) {
+        std::fill(m_noFlux.host().begin(), m_noFlux.host().end(), 0.0);
+        m_noFlux.toDevice();
+    }
+
+    std::string name() const override { return std::string(Settings::process); }
+
+    // Explicit SSP-RK3 is stable while dt times every eigenvalue of the discrete operator lies in its stability
+    // interval [-2.5127, 0] on the real axis. The operator is M^-1 A (M = rho0 dzCenter, A symmetric with the face
+    // conductances D = rho0_face K / dzFace, D = 0 on the boundary faces: the surface flux is prescribed, the top is
+    // closed), similar to the symmetric tridiagonal M^-1/2 A M^-1/2, so its eigenvalues are real. The check computes
+    // the most negative one per column (detail::lowestEigenvalue, Sturm bisection): on a stretched grid that is the
+    // thin bottom cell next to a thin face, which K dt / dzFace^2 does not see.
+    void checkStability(StepContext<Backend>& ctx) override {
+        if (m_cfg.mode != DiffusionMode::Explicit) return;
+        auto const w = worstColumn(ctx);
+        if (!(w.value <= rk3RealAxisLimit))
+            throw StabilityError(
+                detail::formatLimit("explicit diffusion: dt |lowest eigenvalue of the diffusion operator|", w.value,
+                                    rk3RealAxisLimit, w.column, w.face, "stiffest cell"),
+                "processes.vertical_diffusion", "a smaller time.dt, mode: implicit, or a smaller kappa");
+    }
+
+    // dt |lowest eigenvalue| over the columns, where it is largest (and the cell of that column's largest row sum).
+    detail::Worst worstColumn(StepContext<Backend>& ctx) {
+        setDiffusivity(ctx);
+        m_K.toHost();
+        m_rho.toHost();
+        m_rhoFace.toHost();
+        auto const& dzf = ctx.grid->dzFace();
+        auto const& dzc = ctx.grid->dzCenter();
+        uint32_t const n = ctx.grid->cells();
+        std::vector<double> diagonal(n), offDiagonal(n > 0 ? n - 1 : 0);
+        detail::Worst w;
+        for (uint32_t c = 0; c < ctx.columns; ++c) {
+            // The top face is closed; the bottom face conducts only for the winds over a no-slip ground (the
+            // stricter operator of the two, so the check holds for every diffused variable).
+            auto conductance = [&](uint32_t f) {
+                return f == n || (f == 0 && !noSlip()) ? 0.0 : m_rhoFace.at(c, f) * m_K.at(c, f) / dzf[f];
+            };
+            uint32_t rowOfMax = 0;
+            for (uint32_t k = 0; k < n; ++k) {
+                double const m = m_rho.at(c, k) * dzc[k];
+                diagonal[k] = -(conductance(k) + conductance(k + 1)) / m;
+                if (k + 1 < n) offDiagonal[k] = conductance(k + 1) / std::sqrt(m * m_rho.at(c, k + 1) * dzc[k + 1]);
+                if (diagonal[k] < diagonal[rowOfMax]) rowOfMax = k;
+            }
+            double const x = ctx.dt * -detail::lowestEigenvalue(diagonal, offDiagonal);
+            if (!(x <= w.value)) w = {x, c, rowOfMax};
+        }
+        return w;
+    }
+
+    // SSP-RK3's stability interval on the negative real axis, [-2.5127, 0] (R(z) = 1 + z + z^2/2 + z^3/6, |R| = 1).
+    static constexpr double rk3RealAxisLimit = detail::rk3RealAxisLimit;
+
+    void prepareStep(StepContext<Backend>& ctx) override {
+        setDiffusivity(ctx);
+        ops::evaluate(ctx.backend, m_rhoK, m_rhoFace * m_K, ctx.engine);
+        // The surface fluxes, and in the same launch their budget terms: whatever the mode, dt times the surface flux
+        // enters through the bottom face.
+        addColumnTerms(ctx.backend, ctx.columns,
+                       SurfaceFluxes{std::as_const(m_rhoFace).view(),
+                                     {m_heat.device(), m_moisture.device(), m_tracer.device()},
+                                     {m_negHeat.device(), m_negMoisture.device(), m_negTracer.device()},
+                                     {m_cfg.surfaceHeatFlux, m_cfg.surfaceMoistureFlux, m_cfg.surfaceTracerFlux}},
+                       {ctx.budget.term(HeatBudget, m_heat, ctx.dt * constants::cp),
+                        ctx.budget.term(WaterBudget, m_moisture, ctx.dt),
+                        ctx.budget.term(TracerBudget, m_tracer, ctx.dt)});
+    }
+
+    void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double) override {
+        if (m_cfg.mode != DiffusionMode::Explicit) return;
+        auto const grad = ops::GradientC2F{ops::SetGradient{0.0}, ops::SetGradient{0.0}};
+        // The bottom face carries rho K dpsi/dz = -rho F (F the upward surface flux), the top face none.
+        auto div = [](core::Buffer<double> const& negatedSurfaceFlux) {
+            return ops::DivergenceF2C{ops::SetValue{ops::ColumnValues<double>{negatedSurfaceFlux.device()}},
+                                      ops::SetValue{0.0}};
+        };
+        ops::evaluateAdd(ctx.backend, t.T, m_exner * (div(m_negHeat)(m_rhoK * grad(u.T / m_exner)) / m_rho),
+                         ctx.engine);
+        ops::evaluateAdd(ctx.backend, t.q, div(m_negMoisture)(m_rhoK * grad(u.q)) / m_rho, ctx.engine);
+        ops::evaluateAdd(ctx.backend, t.tracer, div(m_negTracer)(m_rhoK * grad(u.tracer)) / m_rho, ctx.engine);
+        // Winds: no stress through the top; at the ground either u = v = 0 on the face (no-slip: the bottom face's
+        // flux comes from the gradient over the half cell) or no stress (free-slip).
+        auto momentum = [&](CenterField const& x, CenterField& tx) {
+            if (noSlip()) {
+                auto const gradNoSlip = ops::GradientC2F{ops::SetValue{0.0}, ops::SetGradient{0.0}};
+                auto const divNoSlip = ops::DivergenceF2C{ops::NoBC{}, ops::SetValue{0.0}};
+                ops::evaluateAdd(ctx.backend, tx, divNoSlip(m_rhoK * gradNoSlip(x)) / m_rho, ctx.engine);
+            } else {
+                ops::evaluateAdd(ctx.backend, tx, div(m_noFlux)(m_rhoK * grad(x)) / m_rho, ctx.engine);
+            }
+        };
+        momentum(u.u, t.u);
+        momentum(u.v, t.v);
+    }
+
+    // Backward Euler for T (through theta = T / exner0), q, tracer, u and v, in one kernel
+    // (app/model/implicit_diffusion.hpp: the matrix is built and factored once per column and ground condition).
+    void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
+        if (m_cfg.mode != DiffusionMode::Implicit) return;
+        diffuseImplicitly(ctx.backend, ctx.columns,
+                          ImplicitDiffusionColumns{
+                              u.T.view(), u.q.view(), u.tracer.view(), u.u.view(), u.v.view(),
+                              std::as_const(m_rho).view(), std::as_const(m_exner).view(), std::as_const(m_rhoK).view(),
+                              m_heat.device(), m_moisture.device(), m_tracer.device(), m_noFlux.device(), m_a.view(),
+                              m_inverse.view(), m_cPrime.view(), ctx.grid->view(Backend::memSpace), ctx.dt, noSlip()});
+    }
+
+    StepCost stepCost() const override {
+        // Set-up once per step: K on faces (reads p_face, writes rho0 K: 24 B per face with rho_face; the
+        // Reed-Jablonowski profile reads u, v at the lowest level and takes a sqrt per face, its decay above
+        // 850 hPa computed once; the other profiles an exp per face) and the surface fluxes per column (rho_face in,
+        // 6 values out: 56 B).
+        double const perFace = m_cfg.profile == DiffusionProfile::Constant ? 0.0 : 1.0;
+        StepCost c{24.0, 56.0 + (m_cfg.profile == DiffusionProfile::ReedJablonowski ? 16.0 : 0.0), perFace, perFace,
+                   ""};
+        // Five variables (T, q, tracer, u, v) share rho0, exner0 and rho0 K (24 B); each is read and written (16 B).
+        if (m_cfg.mode == DiffusionMode::Explicit) {
+            c.bytesPerCell += 3 * (24.0 + 5 * 24.0); // per stage: psi read, tendency read and written
+            c.basis = "3 stages x (5 variables x 24 B + rho0, exner0, rho0 K) + K set-up";
+        } else {
+            c.bytesPerCell += 24.0 + 5 * 16.0; // one implicit solve per variable, Thomas sweeps in fast memory
+            c.basis = "5 tridiagonal solves (psi in and out, rho0, exner0, rho0 K) + K set-up";
+        }
+        return c;
+    }
+
+    bool output(std::string_view name, std::vector<double>& values) override {
+        if (name != "K") return false;
+        values = hostValues(m_K);
+        return true;
+    }
+
+private:
+    bool noSlip() const { return m_cfg.surfaceMomentum == SurfaceMomentum::NoSlip; }
+
+    void setDiffusivity(StepContext<Backend>& ctx) {
+        if (m_cfg.profile == DiffusionProfile::ReedJablonowski) {
+            if (!m_decayReady) {
+                forEachPoint(ctx.backend, ctx.columns, m_decay.levels(),
+                             ReedJablonowskiDecay{m_decay.view(), m_pFace->view()});
+                m_decayReady = true;
+            }
+            forEachPoint(ctx.backend, ctx.columns, m_K.levels(),
+                         ReedJablonowskiDiffusivity{
+                             m_K.view(), m_pFace->view(), std::as_const(m_decay).view(), m_u.view(), m_v.view(),
+                             ctx.grid->centers()[0] - ctx.grid->faces()[0], m_surface.ce, m_surface.gustiness});
+            return;
+        }
+        auto const g = ctx.grid->view(Backend::memSpace);
+        forEachPoint(ctx.backend, ctx.columns, m_K.levels(),
+                     DiffusivityProfile{m_K.view(), g.zf, m_cfg.kappa, m_cfg.kappaFree, m_cfg.boundaryLayerHeight,
+                                        m_cfg.profile == DiffusionProfile::BoundaryLayer});
+    }
+
+    Settings m_cfg;
+    SurfaceFluxesSettings m_surface;
+    CenterField& m_rho;
+    CenterField const& m_exner;
+    FaceField& m_rhoFace;
+    CenterField const& m_u; // the current winds: the Reed-Jablonowski profile follows the lowest level's speed
+    CenterField const& m_v;
+    FaceField const* m_pFace; // reed_jablonowski only
+    FaceField m_K;
+    FaceField m_decay;         // Reed-Jablonowski's decay above 850 hPa, fixed in time
+    bool m_decayReady = false; // (computed on first use: the constructor has no backend)
+    FaceField m_rhoK;
+    core::Buffer<double> m_heat, m_moisture, m_tracer; // rho_face F at the surface (kinematic flux times density)
+    core::Buffer<double> m_negHeat, m_negMoisture, m_negTracer;
+    core::Buffer<double> m_noFlux;        // zeros: no flux through the bottom face (winds over a free-slip ground)
+    CenterField m_a, m_inverse, m_cPrime; // the implicit solve's elimination, per column
+};
+
+} // namespace strata::app
