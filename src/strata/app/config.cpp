@@ -598,6 +598,32 @@ void checkEkmanLatitudes(HorizontalGridConfig const& h) {
              "an even number with initial_conditions.wind: ekman");
 }
 
+// An analytic solution belongs to one case: its processes, settings and start.
+void checkAnalyticSolution(Config const& c) {
+    auto refuse = [&](std::string const& what, std::string const& expected) {
+        fail("analytic_solution", "'" + std::string(nameOf(c.analytic)) + "' " + what, expected);
+    };
+    auto const& d = c.settings<DiffusionSettings>();
+    if (c.analytic == AnalyticCase::HeatEquation) {
+        std::string const expected = "only vertical_diffusion with form: plain, profile: constant, surface_heat_flux: "
+                                     "0, and initial_conditions.temperature: cosine (the case of configs/"
+                                     "heat_equation.yaml)";
+        if (c.processOrder != std::vector<std::string>{std::string(DiffusionSettings::process)})
+            refuse("with processes other than vertical_diffusion alone", expected);
+        if (d.form != DiffusionForm::Plain || d.profile != DiffusionProfile::Constant || d.surfaceHeatFlux != 0.0)
+            refuse("with vertical_diffusion other than plain, constant and closed", expected);
+        if (c.initial.temperature != InitialTemperature::Cosine)
+            refuse("with initial_conditions.temperature: " + std::string(nameOf(c.initial.temperature)), expected);
+    }
+    if (c.analytic == AnalyticCase::Ekman) {
+        std::string const expected =
+            "initial_conditions.wind: ekman with only coriolis and vertical_diffusion (the case of configs/ekman.yaml)";
+        if (c.initial.wind != InitialWind::Ekman)
+            refuse("with initial_conditions.wind: " + std::string(nameOf(c.initial.wind)), expected);
+        if (c.processOrder.size() != 2) refuse("with processes other than coriolis and vertical_diffusion", expected);
+    }
+}
+
 // The initial temperature must stay positive over the whole column.
 void checkInitialTemperature(InitialConfig const& i, double top) {
     if (i.temperature == InitialTemperature::LapseRate && i.surfaceTemperature - i.lapseRate * top <= 0.0)
@@ -672,6 +698,7 @@ void validate(Config& c) {
                  "coriolis and vertical_diffusion with profile: constant, kappa > 0 and surface_momentum: no_slip");
         checkEkmanLatitudes(c.horizontal);
     }
+    checkAnalyticSolution(c);
     if (c.time.start.size() == 10) c.time.start += " 00:00:00"; // one form for the time axis units
 }
 

@@ -64,6 +64,12 @@ enum class InitialWind { Uniform, Ekman };
 STRATA_CHOICES(InitialWind, Choice<InitialWind>{"uniform", InitialWind::Uniform},
                Choice<InitialWind>{"ekman", InitialWind::Ekman});
 
+// A case with an exact solution whose error the run reports (app/model/analytic.hpp).
+enum class AnalyticCase { None, HeatEquation, Ekman };
+STRATA_CHOICES(AnalyticCase, Choice<AnalyticCase>{"none", AnalyticCase::None},
+               Choice<AnalyticCase>{"heat_equation", AnalyticCase::HeatEquation},
+               Choice<AnalyticCase>{"ekman", AnalyticCase::Ekman});
+
 enum class OutputFormat { Netcdf4, Offset64 };
 STRATA_CHOICES(OutputFormat, Choice<OutputFormat>{"netcdf4", OutputFormat::Netcdf4},
                Choice<OutputFormat>{"64bit_offset", OutputFormat::Offset64});
@@ -150,6 +156,7 @@ struct Config {
     TimeConfig time;
     BackendConfig backend;
     InitialConfig initial;
+    AnalyticCase analytic = AnalyticCase::None; // analytic_solution: the exact solution the run's error is measured to
     OutputConfig output;
     RestartConfig restart;
     std::vector<std::string> processOrder; // names of enabled processes, in file order

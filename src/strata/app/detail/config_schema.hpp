@@ -101,6 +101,7 @@ void describe(V& v, Config& c) {
             });
     });
     v.section("initial_conditions", [&](auto& s) { describe(s, c.initial); });
+    v.field("analytic_solution", c.analytic, named<AnalyticCase>());
     v.section("output", [&](auto& s) { describe(s, c.output); });
     v.section("restart", [&](auto& s) { describe(s, c.restart); });
 }

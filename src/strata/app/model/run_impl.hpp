@@ -156,8 +156,7 @@ public:
         : m_cfg(cfg), m_comm(comm), m_options(options), m_log(log), m_talk(options.progress && comm.isRoot()),
           m_horizontal(makeHorizontal(cfg.horizontal)), m_path(outputPath(cfg, options)),
           m_restartFile(restartPath(cfg, options)), m_decomp(decompose()),
-          m_model(cfg, backend, comm, m_horizontal, m_decomp), m_analytic(m_model.hasAnalyticSolution()),
-          m_ekman(m_model.analyticCase() == Model<Backend>::Analytic::Ekman), m_resumed(checkModelAndReadRestart()),
+          m_model(cfg, backend, comm, m_horizontal, m_decomp), m_resumed(checkModelAndReadRestart()),
           m_out(openHistory(backendName)), m_timers([&backend] { core::synchronize(backend); }),
           m_total(cfg.totalSteps()), m_every(cfg.outputEvery()), m_restartEvery(cfg.restartEvery()),
           m_progressEvery(std::max<uint64_t>(1, m_total / 10)), m_runSurfaceMean(cfg.output.variables.size(), 0.0) {
@@ -289,12 +288,8 @@ private:
                                   " budget residual since the previous output, relative to what crossed, was added "
                                   "or moved (docs/model.md)",
                               "area: maximum time: maximum"});
-        if (m_analytic && !m_ekman)
-            series.push_back({"T_error_vs_analytic", "K", "max |T - exact solution of the heat equation|",
-                              "area: maximum time: point"});
-        if (m_ekman)
-            series.push_back({"wind_error_vs_analytic", "m s-1", "max |u, v - the steady Ekman spiral|",
-                              "area: maximum time: point"});
+        if (auto const* a = m_model.analytic())
+            series.push_back({a->seriesName(), a->units(), a->longName(), "area: maximum time: point"});
         return series;
     }
 
@@ -324,7 +319,7 @@ private:
         std::vector<double> series{d.meanT};
         series.insert(series.end(), d.content.begin(), d.content.end());
         series.insert(series.end(), d.residual.begin(), d.residual.end());
-        if (m_analytic) series.push_back(d.analyticError);
+        if (m_model.analytic()) series.push_back(d.analyticError);
         m_out.write(m_model.time(), spans, series);
         return surfaceLine;
     }
@@ -354,11 +349,8 @@ private:
                       d.residual[TracerBudget]);
         m_log << line;
         if (!surfaceLine.empty()) m_log << "        global means since the previous output:" << surfaceLine << "\n";
-        if (m_analytic) {
-            std::snprintf(line, sizeof line,
-                          m_ekman ? "        max |u, v - Ekman spiral| = %.3e m/s\n"
-                                  : "        max |T - analytic| = %.3e K\n",
-                          d.analyticError);
+        if (auto const* a = m_model.analytic()) {
+            std::snprintf(line, sizeof line, a->logFormat(), d.analyticError);
             m_log << line;
         }
         m_log << std::flush;
@@ -367,7 +359,7 @@ private:
     // After every step (and before the first): a NaN, an Inf or a value out of its physical range stops the run. The
     // state that failed is written as the last record, the file is finished saying why, and the run ends with exit 1.
     void checkState() {
-        std::optional<typename Model<Backend>::StateViolation> bad;
+        std::optional<StateViolation> bad;
         m_timers.time("state check", [&] { bad = m_model.checkState(); });
         if (!bad) return;
         auto const& zc = m_model.state().grid->centers();
@@ -495,7 +487,6 @@ private:
     std::string const m_restartFile;
     Decomposition const m_decomp;
     Model<Backend> m_model;
-    bool const m_analytic, m_ekman;
     std::optional<RestartMeta> const m_resumed; // the restart a continuation starts from
     RunLock m_restartLock;                      // released after the history is closed or left
     OutputFile m_out;
