@@ -21,8 +21,8 @@ struct NewtonianCoolingSettings {
     double tauDays = 10.0; // days
     template <class V>
     void describe(V& v) {
-        v.field("T_ref", tRef, detail::above(0.0));
-        v.field("tau_days", tauDays, detail::above(0.0));
+        v.field("T_ref", tRef, rules::above(0.0));
+        v.field("tau_days", tauDays, rules::above(0.0));
     }
     static std::vector<VariableInfo> outputs() {
         return {{"newtonian_heating", "W m-2", "column heating by Newtonian cooling, mean since the previous output",
@@ -70,11 +70,13 @@ public:
         m_mean.tick(weight);
     }
 
-    // Before the first step: SSP-RK3 damps a linear decay at rate k only for k dt up to about 2.51.
+    // Before the first step: SSP-RK3 damps a linear decay at rate k only for k dt up to rk3RealAxisLimit (2.51).
     void checkStability(StepContext<Backend>& ctx) override {
-        if (!(ctx.dt / (m_cfg.tauDays * 86400.0) <= 2.5))
-            throw StabilityError("Newtonian cooling: dt / tau = " + std::to_string(ctx.dt / (m_cfg.tauDays * 86400.0)),
-                                 "processes.newtonian_cooling.tau_days", "tau_days with time.dt / tau <= 2.5");
+        double const x = ctx.dt / (m_cfg.tauDays * 86400.0);
+        if (!(x <= rk3RealAxisLimit))
+            throw StabilityError("Newtonian cooling: dt / tau = " + std::to_string(x),
+                                 "processes.newtonian_cooling.tau_days",
+                                 "tau_days with time.dt / tau <= " + std::to_string(rk3RealAxisLimit));
     }
 
     bool output(std::string_view name, std::vector<double>& values) override {

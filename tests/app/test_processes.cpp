@@ -215,6 +215,15 @@ TEST_CASE("every variable of the catalogue reaches the output choices, the NetCD
     CHECK(contains(choices, "tracer_decay_column"));
 
     Case k(decayCase("{}"));
+    // Every prognostic and reference variable is a field of the state in its staggering (what ProcessEnv hands out).
+    for (auto const& v : app::catalogue()) {
+        if (v.source != app::Source::Prognostic && v.source != app::Source::Reference) continue;
+        INFO(v.name);
+        bool const found = v.where == app::Staggering::Center ? k.state().center(v.name) != nullptr
+                           : v.where == app::Staggering::Face ? k.state().face(v.name) != nullptr
+                                                              : k.state().perColumn(v.name) != nullptr;
+        CHECK(found);
+    }
     auto const entries = k.model->restartEntries();
     for (std::size_t i = 0; i < app::prognosticCount(); ++i) {
         INFO(app::prognostic(i).name);

@@ -33,6 +33,20 @@ namespace strata::app {
 
 struct Config;
 
+// The rules a setting's value obeys (app/detail/config_rules.hpp), by the names a settings struct outside Strata uses:
+// v.field("tau_days", tauDays, rules::above(0.0)).
+namespace rules {
+using detail::above;
+using detail::anyNumber;
+using detail::anyText;
+using detail::atLeast;
+using detail::between;
+using detail::named;
+using detail::nonEmptyText;
+using detail::oneOf;
+using detail::Rule;
+} // namespace rules
+
 // A named choice with its enum type erased: the names and the index of the value (for a process's own enums, which
 // the configuration reader cannot know).
 struct NamedValue {

@@ -118,6 +118,10 @@ struct StepCost {
     double transcendentalsPerCell = 0, transcendentalsPerColumn = 0;
     std::string basis; // what was counted, in words
 };
+// SSP-RK3's stability interval on the negative real axis, [-2.5127, 0] (R(z) = 1 + z + z^2/2 + z^3/6, |R| = 1): a
+// linear decay at rate k is stable for k dt up to this (Process::checkStability).
+inline constexpr double rk3RealAxisLimit = 2.512745326618163;
+
 // A state check's range of a variable, when a process allows more than the catalogue's (Process::widenedRange).
 struct ValidRange {
     double lo, hi;

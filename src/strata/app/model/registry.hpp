@@ -7,7 +7,8 @@
 //     (examples/own_process)
 //
 // which records the process's schema (its settings, rules and output variables: app/process_settings.hpp) and a
-// factory for every CPU backend (and Cuda, when the calling file is compiled by nvcc). The model makes its processes
+// factory for every CPU backend of core/backends.hpp (and Cuda, when the calling file is compiled by nvcc; a process
+// registered from host code only is refused on Cuda with a ConfigError naming it). The model makes its processes
 // through makeProcess, in the order of the configuration's list: it asks the process for its declarations, checks
 // them against the variable catalogue, and hands the process a ProcessEnv that gives out the declared fields alone.
 #pragma once
@@ -53,12 +54,12 @@ template <template <class> class P>
 void registerProcess() {
     using Settings = typename P<core::Serial>::Settings;
     if (findProcessSchema(Settings::process) == nullptr) addProcessSchema(schemaOf<Settings>());
-    addFactory<P, core::Serial>();
-    addFactory<P, core::OpenMP>();
-    addFactory<P, core::Threads>();
+#define STRATA_ADD_FACTORY(Tag) addFactory<P, Tag>();
+    STRATA_FOR_EACH_HOST_BACKEND(STRATA_ADD_FACTORY)
 #if defined(__CUDACC__)
-    addFactory<P, core::Cuda>();
+    STRATA_ADD_FACTORY(core::Cuda)
 #endif
+#undef STRATA_ADD_FACTORY
 }
 
 } // namespace strata::app

@@ -4,6 +4,7 @@
 
 #include <strata/app/io/output.hpp>
 #include <strata/app/model/decomposition.hpp>
+#include <strata/app/model/instantiate.hpp>
 #include <strata/app/model/model.hpp>
 #include <strata/app/model/run.hpp>
 #include <strata/app/version.hpp>
@@ -511,13 +512,8 @@ RunSummary runWith(Backend const& backend, std::string const& backendName, Confi
     return run.finish();
 }
 
-// The CPU backends' loops are compiled once each, in run_serial.cpp, run_openmp.cpp and run_threads.cpp (three
-// translation units a parallel build compiles side by side), not in every file that includes this header.
-extern template RunSummary runWith<core::Serial>(core::Serial const&, std::string const&, Config const&,
-                                                 core::Context const&, RunOptions const&, std::ostream&);
-extern template RunSummary runWith<core::OpenMP>(core::OpenMP const&, std::string const&, Config const&,
-                                                 core::Context const&, RunOptions const&, std::ostream&);
-extern template RunSummary runWith<core::Threads>(core::Threads const&, std::string const&, Config const&,
-                                                  core::Context const&, RunOptions const&, std::ostream&);
+// Each backend's loop is compiled once, in its run_<backend> file (app/model/instantiate.hpp), not in every file that
+// includes this header.
+STRATA_FOR_EACH_BACKEND(STRATA_DECLARE_MODEL_RUN)
 
 } // namespace strata::app

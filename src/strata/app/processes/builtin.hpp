@@ -2,6 +2,7 @@
 // its file in this folder and one entry here.
 #pragma once
 
+#include <strata/app/model/instantiate.hpp>
 #include <strata/app/model/registry.hpp>
 #include <strata/app/processes/coriolis.hpp>
 #include <strata/app/processes/held_suarez.hpp>
@@ -38,5 +39,9 @@ ProcessRegistry<Backend>& processRegistry() {
     static ProcessRegistry<Backend> registry = factoriesOf<Backend>(BuiltinProcesses{});
     return registry;
 }
+
+// Made once per backend, next to its time loop (app/model/instantiate.hpp): a file that only makes a Model (tests,
+// the model benchmark) then compiles no process.
+STRATA_FOR_EACH_BACKEND(STRATA_DECLARE_MODEL_REGISTRY)
 
 } // namespace strata::app

@@ -2,7 +2,7 @@
 // symmetric tridiagonal matrix.
 #pragma once
 
-#include <strata/app/model/state.hpp>
+#include <strata/app/model/process.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -32,8 +32,7 @@ Worst worstFace(FaceField const& field, F&& number) {
     return w;
 }
 
-// SSP-RK3's stability interval on the negative real axis, [-2.5127, 0] (R(z) = 1 + z + z^2/2 + z^3/6, |R| = 1).
-inline constexpr double rk3RealAxisLimit = 2.512745326618163;
+using app::rk3RealAxisLimit;
 
 inline std::string limitText(double limit) {
     std::ostringstream s;
