@@ -249,3 +249,47 @@ TEST_CASE("every variable of the catalogue reaches the output choices, the NetCD
     }
     CHECK_FALSE(k.model->checkState());
 }
+
+namespace {
+
+// Declares a tendency of T and adds one to q as well.
+template <class Backend>
+class UndeclaredWrite : public app::Process<Backend> {
+public:
+    struct Settings : app::NoSettings<Settings> {
+        static constexpr std::string_view process = "undeclared_write";
+    };
+    static std::vector<app::FieldDecl> declarations(app::Config const&) { return {{"T", "K", app::Access::Tendency}}; }
+    UndeclaredWrite(app::Config const&, app::ProcessEnv<Backend>& env) : app::Process<Backend>(env.declared()) {}
+    std::string name() const override { return std::string(Settings::process); }
+    void addTendencies(app::StepContext<Backend>&, app::Prognostics const&, app::Prognostics& t, double) override {
+        t.q.toHost();
+        t.q.at(0, 0) += 1e-9;
+        t.q.toDevice();
+    }
+};
+
+} // namespace
+
+TEST_CASE("with checkWrites every process call is held to its declarations: Strata's own pass, a process changing "
+          "what it did not declare is named",
+          "[processes][errors]") {
+    // Every built-in process, through the cases that enable them (default: six of the seven, implicit diffusion;
+    // kessler_column: Kessler after an updraft; heat_equation: explicit diffusion; subsidence_tracer; held_suarez;
+    // ekman: Coriolis with diffusion).
+    for (std::string const name :
+         {"default", "kessler_column", "heat_equation", "subsidence_tracer", "held_suarez", "ekman"}) {
+        INFO(name);
+        Case k(name, {});
+        k.model->checkWrites(true);
+        CHECK_NOTHROW(k.steps(2));
+    }
+    app::registerProcess<UndeclaredWrite>();
+    Case k(app::parseConfig(column + "processes: [undeclared_write]\n", "test_processes"));
+    k.model->checkWrites(true);
+    CHECK_THROWS_WITH(k.steps(1), Catch::Matchers::Contains("process 'undeclared_write' changed the tendency of 'q', "
+                                                            "which its fields() does not declare"));
+    // Without the check the step goes through: the check is what catches it.
+    Case unchecked(app::parseConfig(column + "processes: [undeclared_write]\n", "test_processes"));
+    CHECK_NOTHROW(unchecked.steps(1));
+}

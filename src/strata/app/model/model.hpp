@@ -155,6 +155,8 @@ public:
     // On: each part of a step waits for the backend's work before and after it (core::synchronize), so that on a GPU
     // profile() holds each part's device time, not the time of its launches.
     void syncParts(bool on) { m_stepper.syncParts(on); }
+    // On: every process call is checked against its declarations (Stepper::checkWrites; STRATA_CHECK_PROCESSES=1).
+    void checkWrites(bool on) { m_stepper.checkWrites(on); }
 
     // Everything a continued run needs (app/io/restart.hpp): the prognostic fields, the budget ledger, the processes'
     // running means, the time and the step count. The reference state and the initial fields are recomputed from the

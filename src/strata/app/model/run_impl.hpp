@@ -89,6 +89,12 @@ inline bool profileRequested() {
     return v != nullptr && v[0] == '1';
 }
 
+// STRATA_CHECK_PROCESSES=1: every process call compared against the process's declarations (Stepper::checkWrites).
+inline bool processChecksRequested() {
+    char const* v = std::getenv("STRATA_CHECK_PROCESSES");
+    return v != nullptr && v[0] == '1';
+}
+
 template <class Parts>
 void printProfile(std::ostream& log, Parts const& parts, uint64_t steps) {
     log << "per process (STRATA_PROFILE=1), per step: ms, kernel launches, host <-> device copies\n";
@@ -162,6 +168,7 @@ public:
           m_total(cfg.totalSteps()), m_every(cfg.outputEvery()), m_restartEvery(cfg.restartEvery()),
           m_progressEvery(std::max<uint64_t>(1, m_total / 10)), m_runSurfaceMean(cfg.output.variables.size(), 0.0) {
         m_model.syncParts(profileRequested());
+        m_model.checkWrites(processChecksRequested());
         m_summary.backend = backendName;
         m_summary.outputPath = m_path;
         m_summary.restartPath = m_restartFile;

@@ -7,17 +7,22 @@
 //   3. implicit processes and adjustments, in the configuration's order.
 // Every call of a process goes through call(), which times it and counts its kernel launches and host <-> device
 // copies: processes hold physics only. The stepper calls addTendencies only for a process that declares a tendency,
-// implicitStep only for one that declares an adjustment (app/model/process.hpp).
+// implicitStep only for one that declares an adjustment (app/model/process.hpp). With checkWrites(true)
+// (STRATA_CHECK_PROCESSES=1 for a run) it also compares, around every call, the prognostic variables and tendencies a
+// process did not declare, and throws an Error naming the process and the variable it changed: a test of the
+// declarations, costing two host copies of the state per call.
 #pragma once
 
 #include <strata/app/model/kernels.hpp>
 #include <strata/app/model/process.hpp>
 #include <strata/core/backend.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace strata::app {
@@ -89,7 +94,8 @@ public:
             }
         ctx.time = t;
         for (std::size_t p = 0; p < m_processes.size(); ++p)
-            if (m_processes[p]->declares(Access::Adjusts)) call(p, [&] { m_processes[p]->implicitStep(ctx, s.now); });
+            if (m_processes[p]->declares(Access::Adjusts))
+                checked(p, Access::Adjusts, s.now, [&] { m_processes[p]->implicitStep(ctx, s.now); });
         finish();
 
         PartTotals own = PartTotals::now().since(start); // the step's own work: the whole step less its processes'
@@ -115,6 +121,7 @@ public:
     // On: each call waits for the backend's work before and after it, so that on a GPU the totals hold each part's
     // device time, not the time of its launches.
     void syncParts(bool on) { m_syncParts = on; }
+    void checkWrites(bool on) { m_checkWrites = on; }
 
 private:
     template <class Work>
@@ -131,7 +138,29 @@ private:
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& tendency, double weight) {
         for (std::size_t p = 0; p < m_processes.size(); ++p)
             if (m_processes[p]->declares(Access::Tendency))
-                call(p, [&] { m_processes[p]->addTendencies(ctx, u, tendency, weight); });
+                checked(p, Access::Tendency, tendency,
+                        [&] { m_processes[p]->addTendencies(ctx, u, tendency, weight); });
+    }
+
+    // call(), and with checkWrites on, the fields of `fields` the process does not declare with `access` compared
+    // bit for bit before and after.
+    template <class Work>
+    void checked(std::size_t p, Access access, Prognostics& fields, Work&& work) {
+        if (!m_checkWrites) return call(p, work);
+        auto const& declared = m_processes[p]->fields();
+        std::vector<std::pair<std::size_t, std::vector<double>>> before;
+        for (std::size_t i = 0; i < Prognostics::count; ++i)
+            if (std::none_of(declared.begin(), declared.end(),
+                             [&](FieldDecl const& d) { return d.access == access && d.name == prognostic(i).name; }))
+                before.emplace_back(i, hostValues(*fields.all()[i]));
+        call(p, work);
+        for (auto const& [i, values] : before)
+            if (hostValues(*fields.all()[i]) != values)
+                throw Error("process '" + m_processes[p]->name() + "' changed " +
+                                (access == Access::Tendency ? "the tendency of '" : "'") +
+                                std::string(prognostic(i).name) + "', which its fields() does not declare",
+                            "processes." + m_processes[p]->name(),
+                            std::string("every variable a process changes declared (") + accessText(access) + ")");
     }
 
     // One kernel each over all seven prognostic fields (kernels.hpp).
@@ -162,6 +191,7 @@ private:
     std::vector<PartTotals> m_totals; // per process, then the step's own
     PartTotals m_inProcesses;         // the current step's share of the processes
     bool m_syncParts = false;
+    bool m_checkWrites = false;
 };
 
 } // namespace strata::app
