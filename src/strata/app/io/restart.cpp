@@ -49,7 +49,7 @@ void fsyncPath(std::string const& path, bool directory) {
     if (rc != 0) throw Error("cannot sync " + path + " to disk");
 }
 
-std::string dimName(uint32_t perColumn) { return "n" + std::to_string(perColumn); }
+std::string dimName(uint32_t perColumn) { return std::string("n").append(std::to_string(perColumn)); }
 
 double numberAttribute(NcFile const& f, std::string const& name) {
     auto const att = f.getAtt(name);
@@ -75,6 +75,75 @@ void putHistoryIdentity(NcFile& f, RestartMeta const& meta) {
     f.putAtt("history_checksum", std::string(checksum));
 }
 
+// Rank 0: the whole file but the columns, under a temporary name next to `path` (returned).
+std::string createRestart(std::string const& path, RestartMeta const& meta, std::vector<RestartEntry> const& entries,
+                          uint64_t globalColumns) {
+    fs::path const target(path);
+    if (target.has_parent_path()) fs::create_directories(target.parent_path());
+    std::random_device entropy;
+    char nonce[16];
+    std::snprintf(nonce, sizeof nonce, "%08x", static_cast<unsigned>(entropy()));
+    std::string const temporary =
+        path + "." + std::to_string(static_cast<long long>(::getpid())) + "-" + nonce + ".partial";
+    NcFile f(temporary, NcFile::newFile, NcFile::classic64);
+    f.putAtt("strata_restart_format", netCDF::ncInt, formatVersion);
+    f.putAtt("strata_version", meta.version);
+    f.putAtt("strata_git", meta.gitHash);
+    f.putAtt("strata_config", meta.configYaml);
+    f.putAtt("history_path", meta.historyPath);
+    f.putAtt("step", netCDF::ncDouble, static_cast<double>(meta.step));
+    f.putAtt("time", netCDF::ncDouble, meta.time);
+    f.putAtt("last_output_time", netCDF::ncDouble, meta.lastOutput);
+    f.putAtt("history_records", netCDF::ncDouble, static_cast<double>(meta.historyRecords));
+    putHistoryIdentity(f, meta);
+    NcDim const columns = f.addDim("column", globalColumns);
+    std::map<uint32_t, NcDim> perColumn;
+    std::vector<std::pair<NcVar, std::vector<double>>> scalars;
+    for (auto const& e : entries) {
+        if (e.perColumn == 0) {
+            scalars.emplace_back(f.addVar(e.name, netCDF::ncDouble), e.get());
+        } else if (e.perColumn == 1) {
+            f.addVar(e.name, netCDF::ncDouble, columns);
+        } else {
+            if (!perColumn.contains(e.perColumn)) perColumn[e.perColumn] = f.addDim(dimName(e.perColumn), e.perColumn);
+            f.addVar(e.name, netCDF::ncDouble, {columns, perColumn[e.perColumn]});
+        }
+    }
+    for (auto const& [var, value] : scalars)
+        var.putVar(value.data());
+    return temporary;
+}
+
+// This rank's columns of every per-column array.
+void writeColumns(std::string const& temporary, std::vector<RestartEntry> const& entries, uint64_t firstColumn,
+                  uint32_t localColumns) {
+    NcFile f(temporary, NcFile::write);
+    for (auto const& e : entries) {
+        if (e.perColumn == 0) continue;
+        std::vector<double> const values = e.get();
+        if (values.size() != std::size_t{localColumns} * e.perColumn)
+            throw Error(std::string("'")
+                            .append(e.name)
+                            .append("' has ")
+                            .append(std::to_string(values.size()))
+                            .append(" values on this rank"));
+        NcVar const var = f.getVar(e.name);
+        if (e.perColumn == 1)
+            var.putVar({firstColumn}, {localColumns}, values.data());
+        else
+            var.putVar({firstColumn, 0}, {localColumns, e.perColumn}, values.data());
+    }
+}
+
+// In place only when complete (every rank has written and closed it) and on disk.
+void finishRestart(std::string const& temporary, std::string const& path) {
+    sealFile(temporary);
+    fsyncPath(temporary, false);
+    fs::rename(temporary, path);
+    fs::path const dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+    fsyncPath(dir.string(), true);
+}
+
 } // namespace
 
 void writeRestart(core::Context const& comm, std::string const& path, RestartMeta const& meta,
@@ -82,70 +151,19 @@ void writeRestart(core::Context const& comm, std::string const& path, RestartMet
                   uint64_t globalColumns) {
     MPI_Comm const c = comm.comm();
     std::string temporary, problem;
-    // Rank 0: the whole file but the columns.
     if (comm.isRoot()) {
         try {
-            fs::path const target(path);
-            if (target.has_parent_path()) fs::create_directories(target.parent_path());
-            std::random_device entropy;
-            char nonce[16];
-            std::snprintf(nonce, sizeof nonce, "%08x", static_cast<unsigned>(entropy()));
-            temporary = path + "." + std::to_string(static_cast<long long>(::getpid())) + "-" + nonce + ".partial";
-            NcFile f(temporary, NcFile::newFile, NcFile::classic64);
-            f.putAtt("strata_restart_format", netCDF::ncInt, formatVersion);
-            f.putAtt("strata_version", meta.version);
-            f.putAtt("strata_git", meta.gitHash);
-            f.putAtt("strata_config", meta.configYaml);
-            f.putAtt("history_path", meta.historyPath);
-            f.putAtt("step", netCDF::ncDouble, static_cast<double>(meta.step));
-            f.putAtt("time", netCDF::ncDouble, meta.time);
-            f.putAtt("last_output_time", netCDF::ncDouble, meta.lastOutput);
-            f.putAtt("history_records", netCDF::ncDouble, static_cast<double>(meta.historyRecords));
-            putHistoryIdentity(f, meta);
-            NcDim const columns = f.addDim("column", globalColumns);
-            std::map<uint32_t, NcDim> perColumn;
-            std::vector<std::pair<NcVar, std::vector<double>>> scalars;
-            for (auto const& e : entries) {
-                if (e.perColumn == 0) {
-                    scalars.emplace_back(f.addVar(e.name, netCDF::ncDouble), e.get());
-                    continue;
-                }
-                if (e.perColumn == 1) {
-                    f.addVar(e.name, netCDF::ncDouble, columns);
-                    continue;
-                }
-                if (!perColumn.contains(e.perColumn))
-                    perColumn[e.perColumn] = f.addDim(dimName(e.perColumn), e.perColumn);
-                f.addVar(e.name, netCDF::ncDouble, {columns, perColumn[e.perColumn]});
-            }
-            for (auto const& [var, value] : scalars)
-                var.putVar(value.data());
+            temporary = createRestart(path, meta, entries, globalColumns);
         } catch (...) {
             problem = describe("cannot create a restart file next to " + path);
         }
     }
     agree(c, problem, path);
-    auto length = static_cast<int>(temporary.size());
-    MPI_Bcast(&length, 1, MPI_INT, 0, c);
-    temporary.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(temporary.data(), length, MPI_CHAR, 0, c);
-
-    // The ranks in turn: each writes its own columns of every array.
-    for (int r = 0; r < comm.size(); ++r) {
+    core::broadcast(c, temporary);
+    for (int r = 0; r < comm.size(); ++r) { // the ranks in turn
         if (r == comm.rank() && problem.empty() && localColumns > 0) {
             try {
-                NcFile f(temporary, NcFile::write);
-                for (auto const& e : entries) {
-                    if (e.perColumn == 0) continue;
-                    std::vector<double> const values = e.get();
-                    if (values.size() != std::size_t{localColumns} * e.perColumn)
-                        throw Error("'" + e.name + "' has " + std::to_string(values.size()) + " values on this rank");
-                    NcVar const var = f.getVar(e.name);
-                    if (e.perColumn == 1)
-                        var.putVar({firstColumn}, {localColumns}, values.data());
-                    else
-                        var.putVar({firstColumn, 0}, {localColumns, e.perColumn}, values.data());
-                }
+                writeColumns(temporary, entries, firstColumn, localColumns);
             } catch (...) {
                 problem = describe("cannot write rank " + std::to_string(r) + "'s columns to " + temporary);
             }
@@ -153,15 +171,9 @@ void writeRestart(core::Context const& comm, std::string const& path, RestartMet
         comm.barrier();
     }
     agree(c, problem, path);
-
-    // In place only when complete and on disk.
     if (comm.isRoot()) {
         try {
-            sealFile(temporary); // complete: every rank has written and closed it
-            fsyncPath(temporary, false);
-            fs::rename(temporary, path);
-            fs::path const dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-            fsyncPath(dir.string(), true);
+            finishRestart(temporary, path);
         } catch (...) {
             problem = describe("cannot finish the restart " + temporary);
         }
