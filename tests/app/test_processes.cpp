@@ -293,3 +293,37 @@ TEST_CASE("with checkWrites every process call is held to its declarations: Stra
     Case unchecked(app::parseConfig(column + "processes: [undeclared_write]\n", "test_processes"));
     CHECK_NOTHROW(unchecked.steps(1));
 }
+
+namespace {
+
+// Another process under tracer_decay's name, and one whose output variable takes a state variable's name.
+template <class Backend>
+class Impostor : public app::Process<Backend> {
+public:
+    struct Settings : app::NoSettings<Settings> {
+        static constexpr std::string_view process = "tracer_decay";
+    };
+    static std::vector<app::FieldDecl> declarations(app::Config const&) { return {}; }
+    Impostor(app::Config const&, app::ProcessEnv<Backend>& env) : app::Process<Backend>(env.declared()) {}
+    std::string name() const override { return std::string(Settings::process); }
+};
+
+struct ShadowingSettings : app::NoSettings<ShadowingSettings> {
+    static constexpr std::string_view process = "shadowing";
+    static std::vector<app::VariableInfo> outputs() {
+        return {{"T", "degC", "temperature", "", app::Staggering::Center, app::Source::Process}};
+    }
+};
+
+} // namespace
+
+TEST_CASE("a registration that would make two processes or variables of one name is refused", "[processes][errors]") {
+    REQUIRE(registered);
+    app::registerProcess<test::TracerDecay>(); // the same process again (host code and nvcc both register): fine
+    CHECK_THROWS_WITH(app::registerProcess<Impostor>(),
+                      Catch::Matchers::Contains("a process named 'tracer_decay' is already registered"));
+    CHECK_THROWS_WITH(app::addProcessSchema(app::schemaOf<ShadowingSettings>()),
+                      Catch::Matchers::Contains("process 'shadowing' declares the output variable 'T', which the "
+                                                "catalogue already has as another variable"));
+    CHECK(app::findProcessSchema("shadowing") == nullptr);
+}

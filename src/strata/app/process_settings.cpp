@@ -25,10 +25,27 @@ ProcessSchema const* findProcessSchema(std::string_view name) {
     return nullptr;
 }
 
+namespace {
+bool sameVariable(VariableInfo const& a, VariableInfo const& b) {
+    return a.name == b.name && a.units == b.units && a.longName == b.longName && a.standardName == b.standardName &&
+           a.where == b.where && a.source == b.source && a.output == b.output && a.cellMethods == b.cellMethods;
+}
+} // namespace
+
 void addProcessSchema(ProcessSchema schema) {
     if (findProcessSchema(schema.name) != nullptr)
         throw Error("a process named '" + schema.name + "' is already registered", "registerProcess",
                     "a name no other process has");
+    for (auto const& v : schema.outputs) {
+        std::string const what = "process '" + schema.name + "' declares the output variable '" + std::string(v.name);
+        if (v.source != Source::Process)
+            throw Error(what + "' with another source than Source::Process", "registerProcess",
+                        "a process's outputs made by the process (Source::Process)");
+        VariableInfo known{};
+        if (findVariable(v.name, known) && !(known.source == Source::Process && sameVariable(known, v)))
+            throw Error(what + "', which the catalogue already has as another variable", "registerProcess",
+                        "a name of its own, or the same declaration as the process that has it");
+    }
     schemas().push_back(std::move(schema));
 }
 

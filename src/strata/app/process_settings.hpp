@@ -163,6 +163,7 @@ private:
 
 struct ProcessSchema {
     std::string name;
+    std::type_info const* settingsType; // the settings struct: one name, one process
     std::function<ProcessSettings()> defaults;
     std::function<void(Config const&)> check; // may be empty
     std::vector<VariableInfo> outputs;
@@ -173,7 +174,7 @@ void checkSettings(Config const& c); // S's check (app/config.hpp, where Config 
 
 template <ProcessSettingsStruct S>
 ProcessSchema schemaOf() {
-    ProcessSchema s{std::string(S::process), [] { return ProcessSettings(S{}); }, {}, {}};
+    ProcessSchema s{std::string(S::process), &typeid(S), [] { return ProcessSettings(S{}); }, {}, {}};
     if constexpr (requires(S const& x, Config const& c) { x.check(c); })
         s.check = [](Config const& c) { checkSettings<S>(c); };
     if constexpr (requires { S::outputs(); }) s.outputs = S::outputs();
@@ -184,7 +185,9 @@ ProcessSchema schemaOf() {
 // program registered (registerProcess), in the order it registered them.
 std::vector<ProcessSchema> const& processSchemas();
 ProcessSchema const* findProcessSchema(std::string_view name);
-// Adds a schema; registering a name twice is an Error (two processes cannot share a configuration name).
+// Adds a schema. An Error: a name already registered (two processes cannot share a configuration name); an output
+// variable that is not Source::Process, or that has a state variable's name, or another process's with other
+// metadata (two processes may make the same variable, declared alike: precipitation_flux).
 void addProcessSchema(ProcessSchema schema);
 
 } // namespace strata::app

@@ -69,6 +69,10 @@ public:
         }
     }
 
+    // The processes hold references into the state: a Model stays where it was made.
+    Model(Model const&) = delete;
+    Model& operator=(Model const&) = delete;
+
     // Tests add processes of their own (e.g. one that breaks a budget on purpose); it runs after the configured ones.
     // The case's analytic solution is then no longer the model's.
     void addProcess(std::unique_ptr<Process<Backend>> p) {

@@ -5,8 +5,10 @@
 // (fields()), the output variables it makes (its settings' outputs()), its kernels and its class. The driver consumes
 // the declarations:
 //   - a declared field must be a variable of the catalogue (app/model/variables.hpp) with the catalogue's units;
-//   - the process reaches the state's fields only through its ProcessEnv, which hands out declared fields alone (a
-//     process that asks for another is refused when the model is made, naming the field);
+//   - the process reaches the state's fields through its ProcessEnv, which hands out declared fields alone (a process
+//     that asks for another is refused when the model is made, naming the field), and through the stage's prognostic
+//     variables and tendencies handed to addTendencies and implicitStep (which a check can hold to the declarations:
+//     Stepper::checkWrites);
 //   - addTendencies is called only for a process that declares a tendency, implicitStep only for one that declares
 //     an adjustment; every call is timed and counted by the stepper, so a process holds its physics only.
 //

@@ -53,10 +53,17 @@ void addFactory() {
 template <template <class> class P>
 void registerProcess() {
     using Settings = typename P<core::Serial>::Settings;
-    if (findProcessSchema(Settings::process) == nullptr) addProcessSchema(schemaOf<Settings>());
+    // The same process may register from several files (host code and nvcc); another under its name is an Error.
+    if (ProcessSchema const* known = findProcessSchema(Settings::process)) {
+        if (*known->settingsType != typeid(Settings))
+            throw Error("a process named '" + std::string(Settings::process) + "' is already registered",
+                        "registerProcess", "a name no other process has");
+    } else {
+        addProcessSchema(schemaOf<Settings>());
+    }
 #define STRATA_ADD_FACTORY(Tag) addFactory<P, Tag>();
     STRATA_FOR_EACH_HOST_BACKEND(STRATA_ADD_FACTORY)
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) && defined(STRATA_HAVE_CUDA)
     STRATA_ADD_FACTORY(core::Cuda)
 #endif
 #undef STRATA_ADD_FACTORY

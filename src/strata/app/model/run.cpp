@@ -268,6 +268,7 @@ void checkRestartCompatible(Config const& cfg, RestartMeta const& meta, std::str
     for (auto const& name : cfg.processOrder) // the same order: each process's settings
         if (!(old.processSettings.at(name) == cfg.processSettings.at(name))) refuse("processes." + name);
     if (!(old.initial == cfg.initial)) refuse("initial_conditions");
+    if (old.analytic != cfg.analytic) refuse("analytic_solution"); // the history's series
     if (old.output.variables != cfg.output.variables) refuse("output.variables");
     if (old.output.precision != cfg.output.precision) refuse("output.precision");
     if (meta.step > cfg.totalSteps())
@@ -342,6 +343,17 @@ RunSummary runOn(Config const& cfg, core::Context const& comm, RunOptions const&
 // The choice changes no result: the backends agree bit for bit.
 inline constexpr uint64_t openmpMinimumCellsPerRank = 32768;
 
+// Whether every configured process can run on Cuda (a process a program registered from host code only cannot).
+static bool onCuda([[maybe_unused]] Config const& cfg) {
+#if defined(STRATA_HAVE_CUDA)
+    auto const& registry = processRegistry<core::Cuda>();
+    return std::all_of(cfg.processOrder.begin(), cfg.processOrder.end(),
+                       [&](std::string const& name) { return registry.find(name) != registry.end(); });
+#else
+    return false;
+#endif
+}
+
 RunSummary runCase(Config const& cfg, core::Context const& comm, RunOptions const& options, std::ostream& log) {
     installSignalHandlers(); // a signal while the run is set up is answered after its first step
     MemoryEstimate const memory = estimateMemory(cfg, comm);
@@ -354,7 +366,7 @@ RunSummary runCase(Config const& cfg, core::Context const& comm, RunOptions cons
     if (type == BackendType::Auto) {
         uint64_t const columns = makeHorizontal(cfg.horizontal).columns();
         uint64_t const perRank = (columns + comm.size() - 1) / comm.size() * cfg.vertical.levels;
-        type = core::cudaDeviceCount() > 0                                      ? BackendType::Cuda
+        type = core::cudaDeviceCount() > 0 && onCuda(cfg)                       ? BackendType::Cuda
                : core::openmpCompiled() && perRank >= openmpMinimumCellsPerRank ? BackendType::OpenMP
                                                                                 : BackendType::Serial;
     }

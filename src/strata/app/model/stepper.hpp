@@ -8,9 +8,10 @@
 // Every call of a process goes through call(), which times it and counts its kernel launches and host <-> device
 // copies: processes hold physics only. The stepper calls addTendencies only for a process that declares a tendency,
 // implicitStep only for one that declares an adjustment (app/model/process.hpp). With checkWrites(true)
-// (STRATA_CHECK_PROCESSES=1 for a run) it also compares, around every call, the prognostic variables and tendencies a
-// process did not declare, and throws an Error naming the process and the variable it changed: a test of the
-// declarations, costing two host copies of the state per call.
+// (STRATA_CHECK_PROCESSES=1 for a run) it also compares, byte for byte, the tendencies a process does not declare
+// around its addTendencies and the prognostic variables it does not declare it adjusts around its implicitStep, and
+// throws an Error naming the process and the variable it changed: a test of the declarations, costing two host
+// copies of those fields per call. (prepareStep and the reference fields are not compared.)
 #pragma once
 
 #include <strata/app/model/kernels.hpp>
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -155,7 +157,8 @@ private:
                 before.emplace_back(i, hostValues(*fields.all()[i]));
         call(p, work);
         for (auto const& [i, values] : before)
-            if (hostValues(*fields.all()[i]) != values)
+            if (std::vector<double> const after = hostValues(*fields.all()[i]);
+                std::memcmp(after.data(), values.data(), values.size() * sizeof(double)) != 0) // bits: NaN, -0
                 throw Error("process '" + m_processes[p]->name() + "' changed " +
                                 (access == Access::Tendency ? "the tendency of '" : "'") +
                                 std::string(prognostic(i).name) + "', which its fields() does not declare",

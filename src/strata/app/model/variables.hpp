@@ -21,6 +21,7 @@ namespace strata::app {
 enum class Staggering { Center, Face, Column };
 enum class Source { Prognostic, Reference, Diagnostic, Process };
 
+// The strings are views of string literals (the output's metadata passes them on as C strings).
 struct VariableInfo {
     std::string_view name, units, longName, standardName;
     Staggering where;
@@ -40,7 +41,8 @@ using S = Staggering;
 using F = Source;
 } // namespace catalogue_detail
 
-// The model's own variables, in the order of output.variables' choices. The prognostic ones are in the order of
+// The model's own variables, in the order of output.variables' choices (then the processes' outputs, in the
+// registry's order). The prognostic ones are in the order of
 // Prognostics (app/model/state.hpp), which a static_assert there holds to; the checked ones in the order the state
 // check reports the first violation in.
 inline constexpr VariableInfo stateVariables[] = {
@@ -106,6 +108,17 @@ constexpr VariableInfo const& checkedVariable(std::size_t i) {
         if (v.checked() && i-- == 0) return v;
     return stateVariables[0];
 }
+
+// The model reads every checked variable as a center field (the state check) and computes theta as its only
+// diagnostic (Model::outputValues).
+static_assert([] {
+    std::size_t diagnostics = 0;
+    for (auto const& v : stateVariables) {
+        if (v.checked() && v.where != Staggering::Center) return false;
+        diagnostics += v.source == Source::Diagnostic;
+    }
+    return diagnostics == 1;
+}());
 
 // The whole catalogue: stateVariables, then the output variables of every registered process (each name once, the
 // first declaration's entry: two processes that make precipitation_flux declare the same variable).

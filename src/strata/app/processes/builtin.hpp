@@ -1,4 +1,4 @@
-// Strata's own processes, in the order the configuration's messages and docs/config.md list them. A new process is
+// Strata's own processes, in the order the configuration's messages list them. A new process is
 // its file in this folder and one entry here.
 #pragma once
 

@@ -337,7 +337,7 @@ private:
     FaceField const* m_pFace; // reed_jablonowski only
     FaceField m_K;
     FaceField m_decay;         // Reed-Jablonowski's decay above 850 hPa, fixed in time
-    bool m_decayReady = false; // (computed on first use: the constructor has no backend)
+    bool m_decayReady = false; // (computed on first use, with the step's backend)
     FaceField m_rhoK;
     core::Buffer<double> m_heat, m_moisture, m_tracer; // rho_face F at the surface (kinematic flux times density)
     core::Buffer<double> m_negHeat, m_negMoisture, m_negTracer;
