@@ -55,6 +55,7 @@ strata_regression_case(held_suarez)
 strata_regression_case(ekman)
 strata_regression_case(moist_held_suarez)
 strata_regression_case(kessler_column)
+strata_regression_case(user_column)
 
 # The default case on every CPU backend gives the same bits as on Serial, each backend named, not `auto` (which picks
 # Cuda on a machine with a GPU). OpenMP runs 3 threads, unbound, and the run must say so (a one-thread OpenMP run

@@ -149,11 +149,11 @@ TEST_CASE("configs/heat_equation.yaml: stable explicit diffusion with a visible 
     CHECK(settingsOf<strata::app::DiffusionSettings>(c).mode == DiffusionMode::Explicit);
     CHECK(settingsOf<strata::app::DiffusionSettings>(c).profile == DiffusionProfile::Constant);
     CHECK(settingsOf<strata::app::DiffusionSettings>(c).surfaceHeatFlux == 0.0);
-    double const dz = c.vertical.top / c.vertical.levels;
+    double const dz = c.vertical.height() / c.vertical.cells();
     double const courant = c.time.dt * settingsOf<strata::app::DiffusionSettings>(c).kappa / (dz * dz);
     double const pi = std::acos(-1.0);
-    double const decay = std::exp(-settingsOf<strata::app::DiffusionSettings>(c).kappa * (pi / c.vertical.top) *
-                                  (pi / c.vertical.top) * double(c.totalSteps()) * c.time.dt);
+    double const decay = std::exp(-settingsOf<strata::app::DiffusionSettings>(c).kappa * (pi / c.vertical.height()) *
+                                  (pi / c.vertical.height()) * double(c.totalSteps()) * c.time.dt);
     INFO("dt K / dz^2 = " << courant << ", amplitude decays to " << decay << " of its start");
     CHECK(courant < 0.5);
     CHECK(decay < 0.8);
@@ -171,7 +171,7 @@ TEST_CASE("configs/subsidence_tracer.yaml: advection of a tracer blob", "[config
     CHECK(c.initial.tracerHeight == 6000.0);
     CHECK(c.totalSteps() * c.time.dt == 2 * 86400.0);
     CHECK(std::abs(settingsOf<strata::app::AdvectionSettings>(c).wMax) * c.time.dt /
-              (c.vertical.top / c.vertical.levels) <
+              (c.vertical.height() / c.vertical.cells()) <
           1.0);
 }
 
@@ -210,8 +210,8 @@ initial_conditions: {temperature: isothermal, surface_temperature: 250, lapse_ra
 output: {path: a/b.nc, variables: [w, K, p_face], interval: 90, precision: double}
 )");
     CHECK(c.title == "all keys");
-    CHECK(c.vertical == strata::app::VerticalGridConfig{12, 5000.0, Stretching::Power, 1.5});
-    CHECK(c.horizontal == strata::app::HorizontalGridConfig{HorizontalGridType::Columns, 4, 8, 3});
+    CHECK(c.vertical == strata::app::VerticalGridConfig{12, 5000.0, Stretching::Power, 1.5, {}});
+    CHECK(c.horizontal == strata::app::HorizontalGridConfig{HorizontalGridType::Columns, 4, 8, 3, {}, {}});
     CHECK(c.time.dt == 30.0);
     CHECK(c.time.steps == 20u);
     CHECK_FALSE(c.time.days);
@@ -225,8 +225,9 @@ output: {path: a/b.nc, variables: [w, K, p_face], interval: 90, precision: doubl
     CHECK(settingsOf<strata::app::DiffusionSettings>(c) ==
           strata::app::DiffusionSettings{DiffusionMode::Explicit, DiffusionProfile::BoundaryLayer, 2.0, 800.0, 0.5, 0.1,
                                          1e-5, -0.2});
-    CHECK(c.initial ==
-          strata::app::InitialConfig{InitialTemperature::Isothermal, 250.0, 0.005, 2.0, 95000.0, 0.0, 2500.0, 300.0});
+    CHECK(c.initial == strata::app::InitialConfig{InitialTemperature::Isothermal, 250.0, 0.005, 200.0, 0.0, 2.0,
+                                                  95000.0, 0.0, 2500.0, 300.0, strata::app::InitialWind::Uniform, 0.0,
+                                                  0.0, ""});
     CHECK(c.output == strata::app::OutputConfig{"a/b.nc", {"w", "K", "p_face"}, 90.0, strata::app::Precision::Double});
     CHECK(c.processOrder == std::vector<std::string>{"held_suarez", "vertical_advection", "vertical_diffusion"});
     CHECK(c.outputEvery() == 3);
@@ -241,13 +242,13 @@ TEST_CASE("a process may be named alone or with empty settings", "[config]") {
 TEST_CASE("unknown keys are reported with the nearest valid sibling", "[config][errors]") {
     CHECK(fileError(minimal + "grid: {vertical: {levles: 10}}\n") ==
           "grid.vertical.levles: unknown key; did you mean 'levels'? (expected one of: levels, top, stretching, "
-          "exponent)");
+          "exponent, faces)");
     CHECK_THAT(fileError(minimal + "outptu: {path: x.nc}\n"), Contains("outptu: unknown key; did you mean 'output'?"));
     CHECK_THAT(fileError(minimal + "processes:\n  - vertical_diffusion: {kapa: 1}\n"),
                Contains("processes.vertical_diffusion.kapa: unknown key; did you mean 'kappa'?"));
     // No suggestion when nothing is close.
     CHECK(fileError(minimal + "grid: {vertical: {resolution: 10}}\n") ==
-          "grid.vertical.resolution: unknown key (expected one of: levels, top, stretching, exponent)");
+          "grid.vertical.resolution: unknown key (expected one of: levels, top, stretching, exponent, faces)");
     CHECK_THAT(fileError(minimal + "grid: {vertical: {levels: 10, levels: 20}}\n"),
                Contains("grid.vertical.levels: duplicate key"));
 }
@@ -264,7 +265,8 @@ TEST_CASE("values of the wrong type are reported with the expected type", "[conf
           "qr, tracer, p, p_face, K, w, surface_upward_sensible_heat_flux, surface_upward_latent_heat_flux, "
           "water_evaporation_flux, precipitation_flux)");
     CHECK(fileError(minimal + "grid: {vertical: [1, 2]}\n") ==
-          "grid.vertical: '[1, 2]' is not a map (expected a map with keys: levels, top, stretching, exponent)");
+          "grid.vertical: '[1, 2]' is not a map (expected a map with keys: levels, top, stretching, exponent, "
+          "faces)");
     CHECK_THAT(fileError(minimal + "title: {a: 1}\n"), Contains("title: '{a: 1}' is not a string"));
     CHECK_THAT(fileError("[1, 2]\n"), Contains("configuration: '[1, 2]' is not a map"));
 }
@@ -295,8 +297,11 @@ TEST_CASE("values out of range are reported with the accepted range", "[config][
                Contains("output.variables[2]: 'T' is listed twice"));
     CHECK_THAT(fileError("time: {steps: 10, start: 2001-02-29}\n"),
                Contains("time.start: '2001-02-29' is not allowed"));
-    CHECK_THAT(fileError(minimal + "initial_conditions: {lapse_rate: 0.01}\n"),
-               Contains("initial_conditions.lapse_rate: '0.01' gives T = -12 K at grid.vertical.top = 30000 m"));
+    CHECK_THAT(fileError(minimal + "initial_conditions: {minimum_temperature: 0}\n"),
+               Contains("initial_conditions.minimum_temperature: '0' is out of range (expected a number > 0)"));
+    CHECK_THAT(fileError(minimal + "initial_conditions: {lapse_rate: 0.01, minimum_temperature: 20, "
+                                   "equator_pole_difference: 20}\n"),
+               Contains("initial_conditions.equator_pole_difference: '20' gives T = 0 K at a pole"));
     CHECK_THAT(fileError(minimal + "processes: [{held_suarez: {T_min: 320}}]\n"),
                Contains("processes.held_suarez.T_min: '320' is not below T_max"));
 }
@@ -392,7 +397,7 @@ TEST_CASE("bad overrides are reported with the override", "[config][overrides][e
     // Overridden keys are checked like the file's.
     CHECK(fileError(minimal, {"grid.vertical.levles=5"}) ==
           "grid.vertical.levles: unknown key; did you mean 'levels'? (expected one of: levels, top, stretching, "
-          "exponent)");
+          "exponent, faces)");
     CHECK_THAT(fileError(minimal, {"processes.held_suares.ka=1"}),
                Contains("unknown process 'held_suares'; did you mean 'held_suarez'?"));
     CHECK_THAT(fileError(minimal, {"time.days=1"}), Contains("time: both steps (10) and days (1) are set"));

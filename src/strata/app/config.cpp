@@ -25,6 +25,7 @@ using detail::DistinctSubset;
 using detail::firstControl;
 using detail::formatNumber;
 using detail::joined;
+using detail::NumberList;
 using detail::printable;
 using detail::Rule;
 
@@ -185,6 +186,28 @@ public:
             names.push_back(item.Scalar());
         }
         value = std::move(names);
+    }
+
+    void field(std::string const& key, std::vector<double>& value, NumberList const& rule) {
+        YAML::Node const list = take(key);
+        if (absent(list)) return;
+        std::string const path = joinPath(m_path, key);
+        std::string const expected =
+            "a list of numbers, each " + rule.each.expected.substr(rule.each.expected.find(' ') + 1);
+        if (!list.IsSequence()) fail(path, shown(list) + " is not a list", expected);
+        if (list.size() == 0) fail(path, "the list is empty", expected);
+        std::vector<double> numbers;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            YAML::Node const item = list[i];
+            std::string const where = path + "[" + std::to_string(i) + "]";
+            double x = 0;
+            if (item.IsScalar()) checkPlainNumber(where, item, rule.each.expected);
+            if (!item.IsScalar() || parseText(item.Scalar(), x) != Parsed::Ok)
+                fail(where, shown(item) + " is not a finite number", rule.each.expected);
+            if (!rule.each.accepts(x)) fail(where, shown(item) + " is out of range", rule.each.expected);
+            numbers.push_back(x);
+        }
+        value = std::move(numbers);
     }
 
     template <class F>
@@ -357,6 +380,14 @@ public:
         m_out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
         for (auto const& v : value)
             m_out << v;
+        m_out << YAML::EndSeq;
+    }
+
+    void field(std::string const& key, std::vector<double> const& value, NumberList const&) {
+        if (value.empty()) return; // absent: an empty list is not valid YAML for it
+        m_out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (double x : value)
+            m_out << yamlText(x);
         m_out << YAML::EndSeq;
     }
 
@@ -575,7 +606,26 @@ uint64_t wholeSteps(double seconds, double dt, std::string const& where, double 
     return static_cast<uint64_t>(n);
 }
 
-void checkHorizontal(HorizontalGridConfig const& h) {
+// Columns at given places: lat and lon together, as long as each other (and ncol, which they set when absent).
+void checkColumnPlaces(HorizontalGridConfig& h) {
+    if (h.lat.empty() && h.lon.empty()) return;
+    if (h.type != HorizontalGridType::Columns)
+        fail(h.lat.empty() ? "grid.horizontal.lon" : "grid.horizontal.lat", "given with type latlon",
+             "lat and lon only with grid.horizontal.type: columns");
+    if (h.lat.size() != h.lon.size())
+        fail(h.lat.empty() ? "grid.horizontal.lat" : "grid.horizontal.lon",
+             std::to_string(h.lon.size()) + " longitude(s) for " + std::to_string(h.lat.size()) + " latitude(s)",
+             "grid.horizontal.lat and grid.horizontal.lon of the same length, one entry per column");
+    auto const n = static_cast<uint32_t>(h.lat.size());
+    if (h.ncol != 0 && h.ncol != n)
+        fail("grid.horizontal.ncol",
+             "'" + std::to_string(h.ncol) + "' with " + std::to_string(n) + " columns in grid.horizontal.lat and lon",
+             "ncol equal to the length of lat and lon, or no ncol");
+    h.ncol = n;
+}
+
+void checkHorizontal(HorizontalGridConfig& h) {
+    checkColumnPlaces(h);
     auto atLeastOne = [&](uint32_t n, std::string const& key) {
         if (n < 1)
             fail("grid.horizontal." + key, "'" + std::to_string(n) + "' is out of range",
@@ -591,6 +641,11 @@ void checkHorizontal(HorizontalGridConfig const& h) {
 
 // An Ekman spiral needs f != 0 in every column: no column on the equator.
 void checkEkmanLatitudes(HorizontalGridConfig const& h) {
+    for (std::size_t i = 0; i < h.lat.size(); ++i)
+        if (h.lat[i] == 0.0)
+            fail("grid.horizontal.lat[" + std::to_string(i) + "]", "'0' is on the equator (f = 0: no Ekman spiral)",
+                 "latitudes other than 0 with initial_conditions.wind: ekman");
+    if (!h.lat.empty()) return;
     uint32_t const n = h.type == HorizontalGridType::LatLon ? h.nlat : h.ncol;
     if (n % 2 == 1)
         fail(h.type == HorizontalGridType::LatLon ? "grid.horizontal.nlat" : "grid.horizontal.ncol",
@@ -624,13 +679,27 @@ void checkAnalyticSolution(Config const& c) {
     }
 }
 
-// The initial temperature must stay positive over the whole column.
+// The initial temperature must stay positive over the whole column. lapse_rate's profile,
+// max(Ts - lapse_rate z, minimum_temperature) - equator_pole_difference sin^2(latitude), is lowest at the top (or at
+// the ground for an inversion) and at a pole (whether or not a column sits there).
 void checkInitialTemperature(InitialConfig const& i, double top) {
-    if (i.temperature == InitialTemperature::LapseRate && i.surfaceTemperature - i.lapseRate * top <= 0.0)
-        fail("initial_conditions.lapse_rate",
-             "'" + formatNumber(i.lapseRate) + "' gives T = " + ratioText(i.surfaceTemperature - i.lapseRate * top) +
-                 " K at grid.vertical.top = " + formatNumber(top) + " m",
-             "a lapse rate below surface_temperature / top = " + ratioText(i.surfaceTemperature / top) + " K/m");
+    bool const lapseRate = i.temperature == InitialTemperature::LapseRate && i.sounding.empty();
+    if (i.equatorPoleDifference != 0.0 && !lapseRate)
+        fail("initial_conditions.equator_pole_difference",
+             "'" + formatNumber(i.equatorPoleDifference) + "' with " +
+                 (i.sounding.empty() ? "temperature: " + std::string(nameOf(i.temperature)) : "a sounding"),
+             "0 unless initial_conditions.temperature is lapse_rate (without a sounding)");
+    if (lapseRate) {
+        double const column =
+            std::max(std::min(i.surfaceTemperature, i.surfaceTemperature - i.lapseRate * top), i.minimumTemperature);
+        if (column - i.equatorPoleDifference <= 0.0)
+            fail("initial_conditions.equator_pole_difference",
+                 "'" + formatNumber(i.equatorPoleDifference) +
+                     "' gives T = " + ratioText(column - i.equatorPoleDifference) + " K at a pole",
+                 "a difference below the column's lowest temperature before it, max(min(surface_temperature, "
+                 "surface_temperature - lapse_rate top), minimum_temperature) = " +
+                     ratioText(column) + " K");
+    }
     if (i.temperature == InitialTemperature::Cosine && i.amplitude >= i.surfaceTemperature)
         fail("initial_conditions.amplitude", "'" + formatNumber(i.amplitude) + "' gives T <= 0 K at grid.vertical.top",
              "an amplitude below surface_temperature = " + formatNumber(i.surfaceTemperature) + " K");
@@ -639,27 +708,77 @@ void checkInitialTemperature(InitialConfig const& i, double top) {
 // The face heights the model will build (makeVerticalGrid: z_k = top (k / levels)^exponent for power, top k / levels
 // for uniform; z_0 = 0 and z_levels = top exactly) must be finite and strictly increasing with every cell at least
 // minCellThickness thick: a huge exponent makes (k / levels)^exponent underflow, so the lowest faces coincide.
-void checkVerticalGrid(VerticalGridConfig const& v) {
-    constexpr double minCellThickness = 1e-6; // m
+constexpr double minCellThickness = 1e-6; // m
+
+// grid.vertical.faces: z_0 = 0 < z_1 < ... < z_n, every cell at least minCellThickness thick, alone (without the
+// keys of the computed grids, which are then left unset).
+void checkFaces(VerticalGridConfig const& v) {
+    std::string const expected = "face heights z_0 = 0 < z_1 < ... < z_n (m), each cell at least " +
+                                 formatNumber(minCellThickness) + " m thick, 2 to 100001 of them";
+    std::pair<char const*, bool> const others[] = {{"levels", v.levels.has_value()},
+                                                   {"top", v.top.has_value()},
+                                                   {"stretching", v.stretching.has_value()},
+                                                   {"exponent", v.exponent.has_value()}};
+    for (auto const& [key, given] : others)
+        if (given)
+            fail(std::string("grid.vertical.") + key, "given with grid.vertical.faces",
+                 "either faces or levels, top, stretching and exponent");
+    if (v.faces.size() < 2 || v.faces.size() > 100001)
+        fail("grid.vertical.faces", std::to_string(v.faces.size()) + " value(s)", expected);
+    if (v.faces[0] != 0.0)
+        fail("grid.vertical.faces[0]", "'" + formatNumber(v.faces[0]) + "' is not the ground", expected);
+    for (std::size_t k = 1; k < v.faces.size(); ++k)
+        if (!(v.faces[k] - v.faces[k - 1] >= minCellThickness))
+            fail("grid.vertical.faces[" + std::to_string(k) + "]",
+                 "'" + formatNumber(v.faces[k]) + "' is not above faces[" + std::to_string(k - 1) +
+                     "] = " + formatNumber(v.faces[k - 1]) + " by at least " + formatNumber(minCellThickness) + " m",
+                 expected);
+}
+
+void checkVerticalGrid(VerticalGridConfig& v) {
+    if (!v.faces.empty()) return checkFaces(v);
+    VerticalGridConfig const defaults;
+    v.levels = v.levels.value_or(*defaults.levels);
+    v.top = v.top.value_or(*defaults.top);
+    v.stretching = v.stretching.value_or(*defaults.stretching);
+    v.exponent = v.exponent.value_or(*defaults.exponent);
+    uint32_t const levels = *v.levels;
+    double const top = *v.top, exponent = *v.exponent;
     bool const power = v.stretching == Stretching::Power;
     double below = 0.0, dz = 0.0;
     uint32_t k = 1; // the first cell (from the ground) thinner than the minimum, or not finite
-    for (; k <= v.levels; ++k) {
-        double const s = static_cast<double>(k) / static_cast<double>(v.levels);
-        double const z = k == v.levels ? v.top : v.top * (power ? std::pow(s, v.exponent) : s);
+    for (; k <= levels; ++k) {
+        double const s = static_cast<double>(k) / static_cast<double>(levels);
+        double const z = k == levels ? top : top * (power ? std::pow(s, exponent) : s);
         dz = z - below;
         if (!(dz >= minCellThickness && std::isfinite(dz))) break;
         below = z;
     }
-    if (k > v.levels) return;
+    if (k > levels) return;
     uint32_t const at = k - 1;
     std::string const grid = power ? "z_k = top (k / levels)^exponent" : "z_k = top k / levels";
     fail(power ? "grid.vertical.exponent" : "grid.vertical.top",
-         "'" + formatNumber(power ? v.exponent : v.top) + "' makes cell " + std::to_string(at) + " of " +
-             std::to_string(v.levels) + " " + ratioText(dz) + " m thick (" + grid + ", top = " + formatNumber(v.top) +
+         "'" + formatNumber(power ? exponent : top) + "' makes cell " + std::to_string(at) + " of " +
+             std::to_string(levels) + " " + ratioText(dz) + " m thick (" + grid + ", top = " + formatNumber(top) +
              " m)",
          "every cell at least " + formatNumber(minCellThickness) + " m thick" +
              (power ? ": a smaller exponent, fewer levels or a higher top" : ": fewer levels or a higher top"));
+}
+
+// A sounding gives T, q and the winds: no analytic solution or Ekman start; the file must exist (the model reads
+// it: app/io/sounding.hpp).
+void checkSounding(Config const& c) {
+    std::string const& path = c.initial.sounding;
+    if (path.empty()) return;
+    if (c.initial.wind == InitialWind::Ekman)
+        fail("initial_conditions.wind", "'ekman' with a sounding", "uniform: the sounding gives the winds");
+    if (c.analytic != AnalyticCase::None)
+        fail("analytic_solution", "'" + std::string(nameOf(c.analytic)) + "' with initial_conditions.sounding",
+             "none: an analytic solution starts from its own analytic profile");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        fail("initial_conditions.sounding", "'" + printable(path) + "': no such file",
+             "a NetCDF sounding file (a relative path is relative to the configuration file's folder)");
 }
 
 // The run length: at most 1e15 steps (as for time.days) and a finite number of seconds.
@@ -682,7 +801,8 @@ void validate(Config& c) {
     (void)c.totalSteps();
     (void)c.outputEvery();
     (void)c.restartEvery();
-    checkInitialTemperature(c.initial, c.vertical.top);
+    checkInitialTemperature(c.initial, c.vertical.height());
+    checkSounding(c);
     if (c.output.deflate > 0 && c.output.format != OutputFormat::Netcdf4)
         fail("output.deflate", "'" + std::to_string(c.output.deflate) + "' with format 64bit_offset",
              "0 (the 64bit_offset format has no compression), or format: netcdf4");
@@ -777,8 +897,18 @@ std::string configYaml(Config const& config) {
     return std::string(out.c_str()) + "\n";
 }
 
-Config parseConfig(std::string const& yamlText, std::string const& sourceName,
-                   std::vector<std::string> const& overrides) {
+namespace {
+
+// A relative input file (the sounding) is relative to the configuration file's folder (empty: the working
+// directory); the configuration holds the path as the program opens it.
+void resolveInputs(Config& c, std::filesystem::path const& folder) {
+    std::string& sounding = c.initial.sounding;
+    if (!sounding.empty() && std::filesystem::path(sounding).is_relative() && !folder.empty())
+        sounding = (folder / sounding).lexically_normal().string();
+}
+
+Config parseIn(std::string const& yamlText, std::string const& sourceName, std::vector<std::string> const& overrides,
+               std::filesystem::path const& folder) {
     try {
         YAML::Node root = parseYaml(yamlText, sourceName);
         for (auto const& o : overrides)
@@ -787,6 +917,7 @@ Config parseConfig(std::string const& yamlText, std::string const& sourceName,
         Reader reader(root, "");
         detail::describe(reader, config);
         reader.finish();
+        resolveInputs(config, folder);
         validate(config);
         config.resolvedYaml = configYaml(config);
         config.sourcePath = sourceName;
@@ -796,8 +927,15 @@ Config parseConfig(std::string const& yamlText, std::string const& sourceName,
     }
 }
 
+} // namespace
+
+Config parseConfig(std::string const& yamlText, std::string const& sourceName,
+                   std::vector<std::string> const& overrides) {
+    return parseIn(yamlText, sourceName, overrides, {});
+}
+
 Config loadConfig(std::string const& path, std::vector<std::string> const& overrides) {
-    return parseConfig(readFile(path), path, overrides);
+    return parseIn(readFile(path), path, overrides, std::filesystem::path(path).parent_path());
 }
 
 } // namespace strata::app

@@ -77,20 +77,32 @@ STRATA_CHOICES(OutputFormat, Choice<OutputFormat>{"netcdf4", OutputFormat::Netcd
 enum class Precision { Float, Double };
 STRATA_CHOICES(Precision, Choice<Precision>{"float", Precision::Float}, Choice<Precision>{"double", Precision::Double});
 
+// The face heights: `levels`, `top`, `stretching` and `exponent`, or the list `faces`, never both. loadConfig sets
+// the first four (their defaults where absent) without `faces` and leaves them unset with `faces`; cells() and
+// height() answer for either form.
 struct VerticalGridConfig {
-    uint32_t levels = 30; // cells (>= 1)
-    double top = 30000.0; // m (> 0)
-    Stretching stretching = Stretching::Uniform;
-    double exponent = 1.0; // power stretching: z_k = top * (k/n)^exponent (>= 1)
+    static constexpr uint32_t defaultLevels = 30;
+    static constexpr double defaultTop = 30000.0;
+    std::optional<uint32_t> levels = defaultLevels; // cells (>= 1)
+    std::optional<double> top = defaultTop;         // m (> 0)
+    std::optional<Stretching> stretching = Stretching::Uniform;
+    std::optional<double> exponent = 1.0; // power stretching: z_k = top * (k/n)^exponent (>= 1)
+    std::vector<double> faces;            // m: z_0 = 0 < z_1 < ... < z_n (empty: levels and top give them)
+
+    uint32_t cells() const {
+        return faces.empty() ? levels.value_or(defaultLevels) : static_cast<uint32_t>(faces.size() - 1);
+    }
+    double height() const { return faces.empty() ? top.value_or(defaultTop) : faces.back(); }
 
     bool operator==(VerticalGridConfig const&) const = default;
 };
 
 struct HorizontalGridConfig {
     HorizontalGridType type = HorizontalGridType::LatLon;
-    uint32_t nlat = 4; // latlon: latitudes, equally spaced cell centers from -90 to 90
-    uint32_t nlon = 8; // latlon: longitudes, from 0
-    uint32_t ncol = 0; // columns: number of columns (latitude spread evenly from -90 to 90)
+    uint32_t nlat = 4;            // latlon: latitudes, equally spaced cell centers from -90 to 90
+    uint32_t nlon = 8;            // latlon: longitudes, from 0
+    uint32_t ncol = 0;            // columns: number of columns (without lat/lon: latitude spread evenly from -90 to 90)
+    std::vector<double> lat, lon; // columns: each column's latitude and longitude, degrees (empty: spread evenly)
 
     bool operator==(HorizontalGridConfig const&) const = default;
 };
@@ -117,6 +129,8 @@ struct InitialConfig {
     InitialTemperature temperature = InitialTemperature::LapseRate;
     double surfaceTemperature = 288.0;       // K
     double lapseRate = 0.0065;               // K/m (lapse_rate)
+    double minimumTemperature = 200.0;       // K: lapse_rate's floor, max(Ts - lapse_rate z, minimum)
+    double equatorPoleDifference = 0.0;      // K: lapse_rate's T less this times sin^2(latitude)
     double amplitude = 5.0;                  // K (cosine: T = Ts + amplitude cos(pi z / top))
     double surfacePressure = 100000.0;       // Pa
     double humidity = 0.01;                  // kg/kg at the surface, decaying with height scale 2 km
@@ -125,6 +139,9 @@ struct InitialConfig {
     InitialWind wind = InitialWind::Uniform; // uniform: u, v below; ekman: the steady spiral
     double u = 0.0;                          // m/s
     double v = 0.0;                          // m/s
+    // A NetCDF profile (app/io/sounding.hpp) giving T, q, u, v (and qc, qr, tracer where it has them) instead of the
+    // analytic profiles; empty: none. loadConfig makes a relative path relative to the configuration file's folder.
+    std::string sounding;
 
     bool operator==(InitialConfig const&) const = default;
 };

@@ -68,7 +68,7 @@ void bmModelStep(benchmark::State& state, std::string const& engine, uint32_t nl
         model.step();
         benchmark::ClobberMemory();
     }
-    double const cells = static_cast<double>(decomp.local) * cfg.vertical.levels;
+    double const cells = static_cast<double>(decomp.local) * cfg.vertical.cells();
     bench::reportThroughput<Backend>(state, cells, 112.0 * cells);
 
     double const steps = static_cast<double>(state.iterations());
@@ -100,7 +100,7 @@ void bmModelStep(benchmark::State& state, std::string const& engine, uint32_t nl
     state.counters["t_transcendental_ns"] = 1e9 * tTranscendental;
     state.counters["t_launch_us"] = 1e6 * tLaunch;
     state.counters["columns"] = decomp.local;
-    state.counters["levels"] = cfg.vertical.levels;
+    state.counters["levels"] = cfg.vertical.cells();
     std::string label;
     for (auto const& p : cfg.processOrder)
         label += (label.empty() ? "" : " + ") + p;

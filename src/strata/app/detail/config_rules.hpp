@@ -30,6 +30,11 @@ struct DistinctSubset {
     std::vector<std::string> allowed;
 };
 
+// A list of numbers, at least one, each accepted by `each` (the rules relating the entries are in config.cpp).
+struct NumberList {
+    Rule<double> each;
+};
+
 // Shortest text that reads back as the same double; fixed notation for everyday magnitudes (100000, not 1e+05).
 inline std::string formatNumber(double x) {
     char buf[64];

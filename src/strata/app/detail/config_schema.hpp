@@ -26,6 +26,8 @@ void describe(V& v, VerticalGridConfig& c) {
     v.field("top", c.top, above(0.0));
     v.field("stretching", c.stretching, named<Stretching>());
     v.field("exponent", c.exponent, atLeast(1.0));
+    // Instead of the four above; z_0 = 0, increasing, at most 100001: checked in config.cpp.
+    v.field("faces", c.faces, NumberList{atLeast(0.0)});
 }
 
 template <class V>
@@ -35,6 +37,8 @@ void describe(V& v, HorizontalGridConfig& c) {
     v.field("nlat", c.nlat, between<uint32_t>(0, 100000));
     v.field("nlon", c.nlon, between<uint32_t>(0, 100000));
     v.field("ncol", c.ncol, between<uint32_t>(0, 100000000));
+    v.field("lat", c.lat, NumberList{between(-90.0, 90.0)}); // columns only, as many as lon: config.cpp
+    v.field("lon", c.lon, NumberList{anyNumber()});
 }
 
 template <class V>
@@ -57,6 +61,8 @@ void describe(V& v, InitialConfig& c) {
     v.field("temperature", c.temperature, named<InitialTemperature>());
     v.field("surface_temperature", c.surfaceTemperature, above(0.0));
     v.field("lapse_rate", c.lapseRate, anyNumber());
+    v.field("minimum_temperature", c.minimumTemperature, above(0.0));
+    v.field("equator_pole_difference", c.equatorPoleDifference, atLeast(0.0));
     v.field("amplitude", c.amplitude, atLeast(0.0));
     v.field("surface_pressure", c.surfacePressure, above(0.0));
     v.field("humidity", c.humidity, atLeast(0.0));
@@ -65,6 +71,7 @@ void describe(V& v, InitialConfig& c) {
     v.field("wind", c.wind, named<InitialWind>());
     v.field("u", c.u, anyNumber());
     v.field("v", c.v, anyNumber());
+    v.field("sounding", c.sounding, anyText()); // a file: read by the model (app/io/sounding.hpp)
 }
 
 template <class V>

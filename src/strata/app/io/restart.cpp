@@ -90,6 +90,7 @@ std::string createRestart(std::string const& path, RestartMeta const& meta, std:
     f.putAtt("strata_version", meta.version);
     f.putAtt("strata_git", meta.gitHash);
     f.putAtt("strata_config", meta.configYaml);
+    f.putAtt("initial_sounding_digest", meta.soundingDigest.empty() ? "none" : meta.soundingDigest);
     f.putAtt("history_path", meta.historyPath);
     f.putAtt("step", netCDF::ncDouble, static_cast<double>(meta.step));
     f.putAtt("time", netCDF::ncDouble, meta.time);
@@ -211,6 +212,8 @@ RestartMeta readMeta(std::string const& path, bool checkSeal) {
         m.version = detail::globalText(f, "strata_version");
         m.gitHash = detail::globalText(f, "strata_git");
         m.configYaml = detail::globalText(f, "strata_config");
+        m.soundingDigest = detail::globalText(f, "initial_sounding_digest");
+        if (m.soundingDigest == "none") m.soundingDigest.clear();
         m.historyPath = detail::globalText(f, "history_path");
         m.step = static_cast<uint64_t>(numberAttribute(f, "step"));
         m.time = numberAttribute(f, "time");

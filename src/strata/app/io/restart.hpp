@@ -52,6 +52,8 @@ struct RestartMeta {
     std::string historyRunId;
     uint64_t historyChecksum = 0;
     std::string configYaml; // the resolved configuration of the run that wrote it
+    // fileDigest (app/io/sounding.hpp) of its initial_conditions.sounding; empty: none (or a restart from before)
+    std::string soundingDigest;
     std::string version, gitHash;
 };
 

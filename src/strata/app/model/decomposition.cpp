@@ -26,6 +26,11 @@ HorizontalCoords makeHorizontal(HorizontalGridConfig const& config) {
             h.lon.push_back(360.0 * (i + 0.5) / h.nlon);
     } else {
         h.ncol = config.ncol;
+        if (!config.lat.empty()) { // the columns' places, as given (config.cpp checked ncol against them)
+            h.lat = config.lat;
+            h.lon = config.lon;
+            return h;
+        }
         for (uint32_t i = 0; i < h.ncol; ++i) {
             h.lat.push_back(-90.0 + 180.0 * (i + 0.5) / h.ncol);
             h.lon.push_back(0.0);

@@ -1,8 +1,9 @@
 // The horizontal grid and its split over MPI ranks.
 //
 // A lat-lon grid of nlat x nlon columns (cell centers, latitudes from south to north, longitudes from 0 east;
-// global column = ilat * nlon + ilon) or a plain list of ncol columns (latitudes spread evenly between the poles,
-// longitude 0). Ranks own balanced contiguous chunks: rank r of R holds [floor(N r / R), floor(N (r + 1) / R)).
+// global column = ilat * nlon + ilon) or a plain list of ncol columns (at grid.horizontal.lat and lon, or without
+// them latitudes spread evenly between the poles, longitude 0). Ranks own balanced contiguous chunks: rank r of R holds
+// [floor(N r / R), floor(N (r + 1) / R)).
 #pragma once
 
 #include <strata/app/config.hpp>

@@ -6,12 +6,13 @@
 namespace strata::app {
 
 std::shared_ptr<ops::Grid const> makeVerticalGrid(VerticalGridConfig const& v) {
+    if (!v.faces.empty()) return std::make_shared<ops::Grid const>(ops::Grid::fromFaces(v.faces));
     if (v.stretching == Stretching::Power) {
-        double const e = v.exponent;
+        double const e = v.exponent.value_or(1.0);
         return std::make_shared<ops::Grid const>(
-            ops::Grid::stretched(v.levels, v.top, [e](double s) { return std::pow(s, e); }));
+            ops::Grid::stretched(v.cells(), v.height(), [e](double s) { return std::pow(s, e); }));
     }
-    return std::make_shared<ops::Grid const>(ops::Grid::uniform(v.levels, v.top));
+    return std::make_shared<ops::Grid const>(ops::Grid::uniform(v.cells(), v.height()));
 }
 
 ops::Engine engineFromChoice(EngineChoice choice) {
@@ -49,29 +50,42 @@ InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z,
     else if (init.temperature == InitialTemperature::Cosine)
         p.T = init.surfaceTemperature + init.amplitude * std::cos(pi * z / zTop);
     else
-        p.T = std::max(init.surfaceTemperature - init.lapseRate * z, 200.0);
-    // A little meridional structure so that columns differ (and the decomposition is exercised).
-    if (init.temperature == InitialTemperature::LapseRate) p.T -= 20.0 * std::pow(std::sin(latitude * pi / 180.0), 2);
+        p.T = std::max(init.surfaceTemperature - init.lapseRate * z, init.minimumTemperature) -
+              init.equatorPoleDifference * std::pow(std::sin(latitude * pi / 180.0), 2);
     p.q = init.humidity * std::exp(-z / 2000.0);
     double const x = (z - init.tracerHeight) / init.tracerWidth;
     p.tracer = std::exp(-0.5 * x * x);
     return p;
 }
 
-void computeReferenceState(State& s, InitialConfig const& init, std::vector<double> const& latitude, bool uniform) {
+InitialState::InitialState(Config const& cfg, ops::Grid const& grid)
+    : m_init(cfg.initial), m_wind(windSetting(cfg)), m_top(grid.faces().back()) {
+    if (m_init.sounding.empty()) return;
+    m_sounding = readSounding(m_init.sounding, m_init.surfacePressure);
+    coversColumn(*m_sounding, m_top);
+}
+
+InitialProfiles InitialState::at(double z, double latitude) const {
+    if (!m_sounding) return initialProfile(m_init, m_top, z, latitude, m_wind);
+    SoundingValues const s = m_sounding->valuesAt(z);
+    InitialProfiles p{s.T, s.u, s.v, s.q, s.tracer, s.qc, s.qr};
+    if (!m_sounding->hasTracer) p.tracer = initialProfile(m_init, m_top, z, latitude).tracer;
+    return p;
+}
+
+void computeReferenceState(State& s, InitialState const& initial, std::vector<double> const& latitude, bool uniform) {
     auto const& zc = s.grid->centers();
     auto const& zf = s.grid->faces();
-    double const top = zf.back();
     uint32_t const n = s.grid->cells();
     // Virtual temperature of the initial sounding at a height: the density of moist air is p / (Rd Tv).
     auto virtualT = [&](double z, double lat) {
-        auto const x = initialProfile(init, top, z, lat);
+        auto const x = initial.at(z, lat);
         return x.T * (1.0 + (1.0 / constants::epsilon - 1.0) * x.q);
     };
     for (uint32_t c = 0; c < s.columns; ++c) {
         double const lat = latitude[c];
         // dp/dz = -g p / (Rd Tv), Tv constant within each cell (the cell's center value): exact for isothermal air.
-        s.pFace.at(c, 0) = init.surfacePressure;
+        s.pFace.at(c, 0) = initial.surfacePressure();
         for (uint32_t k = 0; k < n; ++k) {
             double const tv = virtualT(zc[k], lat);
             s.p.at(c, k) = s.pFace.at(c, k) * std::exp(-constants::g * (zc[k] - zf[k]) / (constants::rd * tv));

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <strata/app/config.hpp>
+#include <strata/app/io/sounding.hpp>
 #include <strata/app/model/analytic.hpp>
 #include <strata/app/model/decomposition.hpp>
 #include <strata/app/model/diagnostics.hpp>
@@ -33,13 +34,31 @@ ops::Engine engineFromChoice(EngineChoice choice);
 // Initial profiles of the local columns (host arrays, written into the state by the model).
 struct InitialProfiles {
     double T, u, v, q, tracer;
+    double qc = 0, qr = 0;
 };
-// `wind` is the configured initial wind; wind: ekman needs the Ekman depth and geostrophic wind (app/model/model.cpp).
+// The analytic profiles of initial_conditions (docs/config.md has the formulas). `wind` is the configured initial
+// wind; wind: ekman needs the Ekman depth and geostrophic wind (app/model/model.cpp).
 InitialProfiles initialProfile(InitialConfig const& init, double zTop, double z, double latitude,
                                WindSetting const& wind = {});
 
+// The initial state of the configuration at any height of the column: the analytic profiles, or the sounding
+// (initial_conditions.sounding, read once here, app/io/sounding.hpp) interpolated linearly in height. The
+// constructor throws ConfigError for a sounding that is unreadable, wrong or does not cover the grid.
+class InitialState {
+public:
+    InitialState(Config const& cfg, ops::Grid const& grid);
+    InitialProfiles at(double z, double latitude) const;
+    double surfacePressure() const { return m_init.surfacePressure; }
+
+private:
+    InitialConfig m_init;
+    WindSetting m_wind;
+    double m_top;
+    std::optional<Sounding> m_sounding;
+};
+
 // The reference state of the local columns from the initial sounding (host values written into the state).
-void computeReferenceState(State& s, InitialConfig const& init, std::vector<double> const& latitude, bool uniform);
+void computeReferenceState(State& s, InitialState const& initial, std::vector<double> const& latitude, bool uniform);
 
 template <class Backend>
 class Model {
@@ -54,9 +73,10 @@ public:
         auto const lat = localLatitudes(horizontal, decomposition);
         std::copy(lat.begin(), lat.end(), m_state.latitude.host().begin());
         m_state.latitude.toDevice();
-        initialise(lat);
+        InitialState const initial(cfg, *m_state.grid);
+        initialise(initial, lat);
         // diffusion form "plain": the textbook heat equation, rho0 = 1 and exner0 = 1 (only allowed alone, config.cpp)
-        computeReferenceState(m_state, cfg.initial, lat,
+        computeReferenceState(m_state, initial, lat,
                               cfg.enabled(DiffusionSettings::process) &&
                                   cfg.settings<DiffusionSettings>().form == DiffusionForm::Plain);
         auto const& registry = processRegistry<Backend>();
@@ -233,16 +253,17 @@ private:
         return ctx;
     }
 
-    void initialise(std::vector<double> const& lat) {
+    void initialise(InitialState const& initial, std::vector<double> const& lat) {
         auto const& zc = m_state.grid->centers();
-        double const top = m_state.grid->faces().back();
         for (uint32_t c = 0; c < m_decomp.local; ++c) {
             for (uint32_t k = 0; k < zc.size(); ++k) {
-                auto const init = initialProfile(m_cfg.initial, top, zc[k], lat[c], windSetting(m_cfg));
+                auto const init = initial.at(zc[k], lat[c]);
                 m_state.now.T.at(c, k) = init.T;
                 m_state.now.u.at(c, k) = init.u;
                 m_state.now.v.at(c, k) = init.v;
                 m_state.now.q.at(c, k) = init.q;
+                m_state.now.qc.at(c, k) = init.qc;
+                m_state.now.qr.at(c, k) = init.qr;
                 m_state.now.tracer.at(c, k) = init.tracer;
             }
             m_state.surfacePressure.host()[c] = m_cfg.initial.surfacePressure;

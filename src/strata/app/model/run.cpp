@@ -268,6 +268,11 @@ void checkRestartCompatible(Config const& cfg, RestartMeta const& meta, std::str
     for (auto const& name : cfg.processOrder) // the same order: each process's settings
         if (!(old.processSettings.at(name) == cfg.processSettings.at(name))) refuse("processes." + name);
     if (!(old.initial == cfg.initial)) refuse("initial_conditions");
+    // The same file name may hold another sounding now: its content must be the one the run started from.
+    if (!cfg.initial.sounding.empty() && fileDigest(cfg.initial.sounding) != meta.soundingDigest)
+        throw ConfigError("'" + cfg.initial.sounding + "' is not the sounding the run that wrote " + restartFile +
+                              " started from (the file's content differs)",
+                          "initial_conditions.sounding", "the same sounding as that run");
     if (old.analytic != cfg.analytic) refuse("analytic_solution"); // the history's series
     if (old.output.variables != cfg.output.variables) refuse("output.variables");
     if (old.output.precision != cfg.output.precision) refuse("output.precision");
@@ -365,7 +370,7 @@ RunSummary runCase(Config const& cfg, core::Context const& comm, RunOptions cons
     BackendType type = cfg.backend.type;
     if (type == BackendType::Auto) {
         uint64_t const columns = makeHorizontal(cfg.horizontal).columns();
-        uint64_t const perRank = (columns + comm.size() - 1) / comm.size() * cfg.vertical.levels;
+        uint64_t const perRank = (columns + comm.size() - 1) / comm.size() * cfg.vertical.cells();
         type = core::cudaDeviceCount() > 0 && onCuda(cfg)                       ? BackendType::Cuda
                : core::openmpCompiled() && perRank >= openmpMinimumCellsPerRank ? BackendType::OpenMP
                                                                                 : BackendType::Serial;

@@ -57,7 +57,7 @@ public:
     void start() {
         if (m_talk) {
             m_log << "strata: " << m_cfg.title << ": " << m_horizontal.columns() << " columns x "
-                  << m_cfg.vertical.levels << " levels on " << m_comm.size() << " rank(s), backend "
+                  << m_cfg.vertical.cells() << " levels on " << m_comm.size() << " rank(s), backend "
                   << m_summary.backend << ", " << m_total << " steps of " << m_cfg.time.dt << " s\n";
         }
         if (!m_resumed) {
@@ -276,6 +276,7 @@ private:
         meta.historyPath = historyPath;
         meta.historyFinalPath = m_path;
         meta.configYaml = m_cfg.resolvedYaml;
+        if (!m_cfg.initial.sounding.empty()) meta.soundingDigest = fileDigest(m_cfg.initial.sounding);
         meta.version = version;
         meta.gitHash = gitHash;
         m_timers.time("restart", [&] {

@@ -22,6 +22,8 @@ MemoryEstimate estimateMemory(Config const& config, core::Context const& comm) {
         Config c = config;
         c.horizontal.type = HorizontalGridType::Columns;
         c.horizontal.ncol = columns;
+        c.horizontal.lat.clear(); // spread evenly: the probe's columns, not the configured ones
+        c.horizontal.lon.clear();
         HorizontalCoords const h = makeHorizontal(c.horizontal);
         Decomposition const d = Decomposition::balanced(columns, 0, 1);
         std::size_t const before = core::detail::liveBufferBytes();
@@ -34,7 +36,7 @@ MemoryEstimate estimateMemory(Config const& config, core::Context const& comm) {
     uint64_t const columns = makeHorizontal(config.horizontal).columns();
     auto const ranks = static_cast<uint64_t>(comm.size());
     m.localColumns = (columns + ranks - 1) / ranks;
-    uint64_t const levels = config.vertical.levels + 1ull; // faces: the larger staggering
+    uint64_t const levels = config.vertical.cells() + 1ull; // faces: the larger staggering
     uint64_t const variables = config.output.variables.size();
     uint64_t const staging = variables * m.localColumns * levels * sizeof(double); // one record of this rank's columns
     m.perRank = m.modelFixed + m.localColumns * m.modelPerColumn + staging;
