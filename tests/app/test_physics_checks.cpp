@@ -308,12 +308,13 @@ TEST_CASE("reed_jablonowski K: C_E |v_a| z_a below 850 hPa, decaying as exp(-((8
           "[physics][profile][moist]") {
     // An isothermal dry sounding (280 K) so that the face pressures are known by hand: p = ps exp(-g z / (Rd T)).
     // 850 hPa is at 1333 m; the grid's faces lie on both sides. Each column gets its own lowest-level wind, and other
-    // winds above it (which must not matter). K is set from the state at the start of the step.
+    // winds above it (which must not matter). K is set from the state at the start of the step, with the diffusion's
+    // own c_e and gustiness (surface_fluxes has others, which must not matter).
     // Shown to fail: with |v_a| computed without the gustiness in the hand formula, K at the ground of column 0
     // differed by 4.4 % (1.88366 against 1.80422 m2/s; tolerance 1e-12).
     Case k(column("levels: 12, top: 6000.0, stretching: power, exponent: 1.5", "type: columns, ncol: 3",
-                  "  - surface_fluxes: {c_e: 0.005, c_h: 0.003, gustiness: 1.5}\n"
-                  "  - vertical_diffusion: {mode: implicit, profile: reed_jablonowski}\n",
+                  "  - surface_fluxes: {c_e: 0.003, c_h: 0.003, gustiness: 0.5}\n"
+                  "  - vertical_diffusion: {mode: implicit, profile: reed_jablonowski, c_e: 0.005, gustiness: 1.5}\n",
                   "temperature: isothermal, surface_temperature: 280.0, humidity: 0.0", 600.0));
     auto& s = k.state();
     double const ua[3] = {3.0, -7.0, 0.0}, va[3] = {4.0, 2.0, 0.0};

@@ -33,6 +33,13 @@ constexpr std::string_view nameOf(E value) {
     return "?";
 }
 
+// A process's part that can be switched on or off (`momentum: off`). YAML 1.1's booleans are accepted as well; the
+// resolved YAML writes on or off.
+enum class Switch { On, Off };
+STRATA_CHOICES(Switch, Choice<Switch>{"on", Switch::On}, Choice<Switch>{"off", Switch::Off},
+               Choice<Switch>{"true", Switch::On}, Choice<Switch>{"false", Switch::Off});
+constexpr bool isOn(Switch s) { return s == Switch::On; }
+
 namespace detail {
 
 // One of the names of an enum's Choices (the reader maps the name to the value; the emitter writes it back).

@@ -68,9 +68,11 @@ public:
     requires std::is_enum_v<E>
     void field(std::string const& key, E& value, detail::Rule<E> const& rule) {
         NamedValue named;
+        named.index = Choices<E>::names.size();
         for (std::size_t i = 0; i < Choices<E>::names.size(); ++i) {
             named.names.push_back(Choices<E>::names[i].first);
-            if (Choices<E>::names[i].second == value) named.index = i;
+            // the first spelling of the value (a value may have several: Switch's on and true)
+            if (Choices<E>::names[i].second == value && named.index == Choices<E>::names.size()) named.index = i;
         }
         field(key, named, detail::Rule<NamedValue>{rule.expected, [](NamedValue const&) { return true; }});
         value = Choices<E>::names[named.index].second;

@@ -1,6 +1,6 @@
-// Implicit vertical diffusion of all five prognostic variables (theta, q, tracer, u, v) in one kernel: per column,
-// the backward-Euler matrix is built and factored once, and each variable's right-hand side is swept through the
-// factors while its column is in fast memory.
+// Implicit vertical diffusion of five prognostic variables (theta, q, tracer, u, v; each may be left out) in one
+// kernel: per column, the backward-Euler matrix is built and factored once, and each variable's right-hand side is
+// swept through the factors while its column is in fast memory.
 //
 // The system of one variable psi (M = rho0 dzCenter per cell, D_f = rho0_face K_f / dzFace_f per face):
 //
@@ -36,6 +36,11 @@ struct ImplicitDiffusionColumns {
     ops::GridView grid;
     double dt;
     bool noSlip; // psi = 0 on the bottom face for the winds: the half cell below center 0 conducts
+    // The variables diffused, bit i for variable i (0-4: T, q, tracer, u, v); the others are left as they are.
+    uint32_t diffused = 31u;
+
+    STRATA_HD bool diffuses(uint32_t variable) const { return ((diffused >> variable) & 1u) != 0; }
+    STRATA_HD bool windsOwnMatrix() const { return noSlip && (diffuses(3) || diffuses(4)); }
 
     // Columns [col0, col0 + G): G independent dependency chains interleaved level by level (a division per level in
     // the elimination, a multiply-add chain in each sweep), which a CPU core overlaps; G = 1 on the GPU.
@@ -43,12 +48,12 @@ struct ImplicitDiffusionColumns {
     STRATA_HD void columns(uint32_t col0) const {
         double perMass0[G] = {}; // 1 / M_0, for the surface flux in d[0]
         factor<G>(col0, false, perMass0);
-        sweep<G>(col0, T, heatFlux, perMass0, true);
-        sweep<G>(col0, q, moistureFlux, perMass0, false);
-        sweep<G>(col0, tracer, tracerFlux, perMass0, false);
-        if (noSlip) factor<G>(col0, true, perMass0);
-        sweep<G>(col0, u, noFlux, perMass0, false);
-        sweep<G>(col0, v, noFlux, perMass0, false);
+        if (diffuses(0)) sweep<G>(col0, T, heatFlux, perMass0, true);
+        if (diffuses(1)) sweep<G>(col0, q, moistureFlux, perMass0, false);
+        if (diffuses(2)) sweep<G>(col0, tracer, tracerFlux, perMass0, false);
+        if (windsOwnMatrix()) factor<G>(col0, true, perMass0);
+        if (diffuses(3)) sweep<G>(col0, u, noFlux, perMass0, false);
+        if (diffuses(4)) sweep<G>(col0, v, noFlux, perMass0, false);
     }
 
     // The same work split in two steps for workers side by side (ImplicitDiffusionTiles): the elimination of one
@@ -243,7 +248,7 @@ struct ImplicitDiffusionTiles {
             exner(c, k) = cols.exner(col, k);
         });
         ctx.syncInterdependent2D(ncols, n + 1, [&](uint32_t c, uint32_t k) { rhoK(c, k) = cols.rhoK(col0 + c, k); });
-        uint32_t const matrices = cols.noSlip ? 2u : 1u;
+        uint32_t const matrices = cols.windsOwnMatrix() ? 2u : 1u;
         ctx.syncInterdependent([&](uint32_t i) {
             for (uint32_t job = i; job < matrices * ncols; job += W)
                 matrix(job >= ncols).factorColumn(job % ncols, job >= ncols);
@@ -251,7 +256,7 @@ struct ImplicitDiffusionTiles {
         ctx.syncInterdependent([&](uint32_t i) {
             for (uint32_t job = i; job < 5 * ncols; job += W) {
                 uint32_t const variable = job / ncols;
-                matrix(variable >= 3).solveVariable(job % ncols, variable);
+                if (cols.diffuses(variable)) matrix(variable >= 3).solveVariable(job % ncols, variable);
             }
         });
         ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) {

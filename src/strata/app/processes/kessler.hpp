@@ -15,6 +15,14 @@
 //   5. T += (L / cp) (condensation - evaporation); q, qc, qr change by the same amounts, so q + qc + qr is unchanged.
 // Budgets: water leaves only as surface rain, dt_sub times the flux through the bottom face of each sub-step; heat
 // changes by L sum(rho0 (net condensation) / exner0 dz).
+//
+// Mixing ratios: DCMIP's Kessler works in mixing ratios r = m_x / m_dry and the dry air density (q_vs above is a
+// mixing ratio, ~ eps e_s / p), while Strata's q, qc and qr are mass fractions (specific humidity: kg per kg of moist
+// air). Steps 2-5 therefore convert, r_x = q_x / (1 - q_t) with q_t = q + qc + qr and rho_dry = rho0 (1 - q_t), apply
+// the published formulas, and convert back, q_x = r_x (1 - q_t): condensation moves water between the species and
+// leaves q_t unchanged, so the factor is the same both ways. Sedimentation needs no conversion: the rain's mass per
+// volume rho0 qr is rho_dry r_r. The latent heating is (L / cp) times the net condensation in mixing ratio, as in
+// DCMIP, and the heat budget counts that.
 #pragma once
 
 #include <strata/app/model/process.hpp>
@@ -55,8 +63,10 @@ struct KesslerKernel {
     CenterConst p, rho;
     double dt;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
-        double const rhat = 0.001 * rho(c, k), pmb = 0.01 * p(c, k);
-        double qcv = qc(c, k), qrv = qr(c, k), qv = q(c, k), t = T(c, k);
+        // Mass fractions to mixing ratios (per kg of dry air) and the dry air density.
+        double const dry = 1.0 - (q(c, k) + qc(c, k) + qr(c, k)), perDry = 1.0 / dry;
+        double const rhat = 0.001 * rho(c, k) * dry, pmb = 0.01 * p(c, k);
+        double qcv = qc(c, k) * perDry, qrv = qr(c, k) * perDry, qv = q(c, k) * perDry, t = T(c, k);
         // Autoconversion and accretion (implicit in qr: DCMIP 2016).
         double const auto0 = qcv - 0.001 > 0 ? 0.001 * (qcv - 0.001) : 0.0;
         double const qrprod = qcv - (qcv - dt * auto0) / (1.0 + dt * 2.2 * pow(qrv, 0.875));
@@ -77,16 +87,25 @@ struct KesslerKernel {
         double const condensed = prod > -qcv ? prod : -qcv; // cloud water evaporates at most all there is
         double const net = condensed - ern;
         T(c, k) = t + (moist::latentHeat / constants::cp) * net;
-        q(c, k) = qv - net;
-        qc(c, k) = qcv + condensed;
-        qr(c, k) = qrv - ern;
+        // Back to mass fractions: q_t is unchanged, so 1 - q_t is too.
+        q(c, k) = (qv - net) * dry;
+        qc(c, k) = (qcv + condensed) * dry;
+        qr(c, k) = (qrv - ern) * dry;
         netCondensation(c, k) = net;
     }
 };
 
-struct KesslerSettings : NoSettings<KesslerSettings> {
+struct KesslerSettings {
     static constexpr std::string_view process = "kessler";
+    // off: the rain stays where it is (the microphysics alone, as a box model or a driver with its own fall scheme)
+    Switch sedimentation = Switch::On;
+
+    template <class V>
+    void describe(V& v) {
+        v.field("sedimentation", sedimentation, detail::named<Switch>());
+    }
     static std::vector<VariableInfo> outputs() { return {precipitationFluxVariable}; }
+    bool operator==(KesslerSettings const&) const = default;
 };
 
 template <class Backend>
@@ -100,9 +119,9 @@ public:
                 {"exner", "1", Access::Reads}};
     }
 
-    Kessler(Config const&, ProcessEnv<Backend>& env)
-        : Process<Backend>(env.declared()), m_p(env.center("p")), m_rho(env.center("rho")),
-          m_exner(env.center("exner")), m_massFlux(env.grid(), env.columns(), env.space()),
+    Kessler(Config const& cfg, ProcessEnv<Backend>& env)
+        : Process<Backend>(env.declared()), m_cfg(cfg.settings<Settings>()), m_p(env.center("p")),
+          m_rho(env.center("rho")), m_exner(env.center("exner")), m_massFlux(env.grid(), env.columns(), env.space()),
           m_courant(env.grid(), env.columns(), env.space()), m_net(env.grid(), env.columns(), env.space()),
           m_weighted(env.grid(), env.columns(), env.space()), m_face(env.grid(), env.columns(), env.space()),
           m_column(env.columns(), env.space()), m_rain(env.columns(), env.space()),
@@ -111,7 +130,10 @@ public:
     std::string name() const override { return std::string(Settings::process); }
 
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
-        sediment(ctx, u.qr);
+        if (isOn(m_cfg.sedimentation))
+            sediment(ctx, u.qr);
+        else
+            m_rain.tick(ctx.dt); // no rain reaches the ground: the mean is over zeros
         forEachPoint(ctx.backend, ctx.columns, u.T.levels(),
                      KesslerKernel{u.T.view(), u.q.view(), u.qc.view(), u.qr.view(), m_net.view(),
                                    std::as_const(m_p).view(), std::as_const(m_rho).view(), ctx.dt});
@@ -176,6 +198,7 @@ private:
         m_rain.tick(ctx.dt);
     }
 
+    Settings m_cfg;
     CenterField const& m_p;
     CenterField const& m_rho;
     CenterField const& m_exner;

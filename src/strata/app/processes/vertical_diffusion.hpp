@@ -6,7 +6,6 @@
 #include <strata/app/model/implicit_diffusion.hpp>
 #include <strata/app/model/process.hpp>
 #include <strata/app/processes/detail/stability.hpp>
-#include <strata/app/processes/surface_fluxes.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -44,6 +43,15 @@ struct DiffusionSettings {
     double surfaceMoistureFlux = 0.0;    // kg/kg m/s
     double surfaceTracerFlux = 0.0;      // 1 m/s
     SurfaceMomentum surfaceMomentum = SurfaceMomentum::NoSlip; // no_slip: u = v = 0 at the ground; free_slip: no stress
+    // The variables mixed (each switched off is left as it is, with no surface flux): TJ16 mixes heat and moisture
+    // only and leaves the winds to Held-Suarez's friction.
+    Switch heat = Switch::On; // T (through theta)
+    Switch moisture = Switch::On;
+    Switch tracer = Switch::On;
+    Switch momentum = Switch::On; // u and v
+    // reed_jablonowski: K = c_e |v_a| z_a with |v_a| = sqrt(u_a^2 + v_a^2 + gustiness^2) (RJ12 eq. 18)
+    double ce = 0.0044;
+    double gustiness = 1.0; // m/s
 
     // anelastic: (1/rho) d/dz(rho K d(theta)/dz); plain: d/dz(K dT/dz) (rho = 1, T)
     DiffusionForm form = DiffusionForm::Anelastic;
@@ -60,6 +68,12 @@ struct DiffusionSettings {
         v.field("surface_moisture_flux", surfaceMoistureFlux, detail::anyNumber());
         v.field("surface_tracer_flux", surfaceTracerFlux, detail::anyNumber());
         v.field("surface_momentum", surfaceMomentum, detail::named<SurfaceMomentum>());
+        v.field("heat", heat, detail::named<Switch>());
+        v.field("moisture", moisture, detail::named<Switch>());
+        v.field("tracer", tracer, detail::named<Switch>());
+        v.field("momentum", momentum, detail::named<Switch>());
+        v.field("c_e", ce, detail::atLeast(0.0));
+        v.field("gustiness", gustiness, detail::atLeast(0.0));
     }
     static std::vector<VariableInfo> outputs() {
         // One K mixes heat, moisture, the tracer and momentum alike; CF names it by heat.
@@ -72,7 +86,8 @@ struct DiffusionSettings {
 
 // "plain" replaces the reference state by rho0 = exner0 = 1 for the whole model: only meaningful for diffusion alone,
 // or with the Coriolis force, which does not use the reference state (the classical Ekman problem). The
-// Reed-Jablonowski profile takes its coefficients from surface_fluxes, and K follows the wind.
+// Reed-Jablonowski profile follows the wind, so no explicit limit can be checked before the run. A surface flux of a
+// variable that is not mixed would have nowhere to go.
 inline void DiffusionSettings::check(Config const& c) const {
     if (form == DiffusionForm::Plain)
         for (auto const& name : c.processOrder)
@@ -80,16 +95,20 @@ inline void DiffusionSettings::check(Config const& c) const {
                 detail::failConfig("processes.vertical_diffusion.form", "'plain' with " + name + " enabled",
                                    "form: anelastic, or only vertical_diffusion and coriolis (plain sets rho0 = exner0 "
                                    "= 1 for the whole model)");
-    if (profile == DiffusionProfile::ReedJablonowski) {
-        if (!c.enabled(SurfaceFluxesSettings::process))
-            detail::failConfig("processes.vertical_diffusion.profile", "'reed_jablonowski' without surface_fluxes",
-                               "the surface_fluxes process enabled (its c_e and gustiness set K = c_e |v_a| z_a)");
-        if (mode != DiffusionMode::Implicit)
-            detail::failConfig("processes.vertical_diffusion.mode",
-                               "'" + std::string(nameOf(mode)) + "' with profile reed_jablonowski",
-                               "mode: implicit (K follows the wind, so no explicit limit can be checked before the "
-                               "run)");
-    }
+    if (profile == DiffusionProfile::ReedJablonowski && mode != DiffusionMode::Implicit)
+        detail::failConfig("processes.vertical_diffusion.mode",
+                           std::string("'").append(nameOf(mode)).append("' with profile reed_jablonowski"),
+                           "mode: implicit (K follows the wind, so no explicit limit can be checked before the run)");
+    auto unmixed = [](char const* flux, double value, char const* part) {
+        if (value != 0.0)
+            detail::failConfig(
+                std::string("processes.vertical_diffusion.").append(flux),
+                std::string("'").append(detail::formatNumber(value)).append("' with ").append(part).append(": off"),
+                std::string("0 (the variable is not mixed), or ").append(part).append(": on"));
+    };
+    if (!isOn(heat)) unmixed("surface_heat_flux", surfaceHeatFlux, "heat");
+    if (!isOn(moisture)) unmixed("surface_moisture_flux", surfaceMoistureFlux, "moisture");
+    if (!isOn(tracer)) unmixed("surface_tracer_flux", surfaceTracerFlux, "tracer");
 }
 
 // rho F at the surface for heat, moisture and tracer, and its negative (the boundary value of rho K dpsi/dz).
@@ -147,22 +166,23 @@ public:
     static std::vector<FieldDecl> declarations(Config const& cfg) {
         auto const& d = cfg.settings<Settings>();
         Access const change = d.mode == DiffusionMode::Explicit ? Access::Tendency : Access::Adjusts;
-        std::vector<FieldDecl> f = {{"T", "K", change},
-                                    {"u", "m s-1", change},
-                                    {"v", "m s-1", change},
-                                    {"q", "kg kg-1", change},
-                                    {"tracer", "1", change},
+        // A variable not mixed is not changed; the winds are read in any case (the Reed-Jablonowski K follows them).
+        auto mixed = [&](Switch on) { return isOn(on) ? change : Access::Reads; };
+        std::vector<FieldDecl> f = {{"u", "m s-1", mixed(d.momentum)},
+                                    {"v", "m s-1", mixed(d.momentum)},
                                     {"rho", "kg m-3", Access::Reads},
                                     {"exner", "1", Access::Reads},
                                     {"rho_face", "kg m-3", Access::Reads}};
+        if (isOn(d.heat)) f.push_back({"T", "K", change});
+        if (isOn(d.moisture)) f.push_back({"q", "kg kg-1", change});
+        if (isOn(d.tracer)) f.push_back({"tracer", "1", change});
         if (d.profile == DiffusionProfile::ReedJablonowski) f.push_back({"p_face", "Pa", Access::Reads});
         return f;
     }
 
     VerticalDiffusion(Config const& cfg, ProcessEnv<Backend>& env)
-        : Process<Backend>(env.declared()), m_cfg(cfg.settings<Settings>()),
-          m_surface(cfg.settings<SurfaceFluxesSettings>()), m_rho(env.center("rho")), m_exner(env.center("exner")),
-          m_rhoFace(env.face("rho_face")), m_u(env.center("u")), m_v(env.center("v")),
+        : Process<Backend>(env.declared()), m_cfg(cfg.settings<Settings>()), m_rho(env.center("rho")),
+          m_exner(env.center("exner")), m_rhoFace(env.face("rho_face")), m_u(env.center("u")), m_v(env.center("v")),
           m_pFace(m_cfg.profile == DiffusionProfile::ReedJablonowski ? &env.face("p_face") : nullptr),
           m_K(env.grid(), env.columns(), env.space()), m_decay(env.grid(), env.columns(), env.space()),
           m_rhoK(env.grid(), env.columns(), env.space()), m_heat(env.columns(), env.space()),
@@ -205,10 +225,11 @@ public:
         std::vector<double> diagonal(n), offDiagonal(n > 0 ? n - 1 : 0);
         detail::Worst w;
         for (uint32_t c = 0; c < ctx.columns; ++c) {
-            // The top face is closed; the bottom face conducts only for the winds over a no-slip ground (the
+            // The top face is closed; the bottom face conducts only for mixed winds over a no-slip ground (the
             // stricter operator of the two, so the check holds for every diffused variable).
+            bool const groundConducts = noSlip() && isOn(m_cfg.momentum);
             auto conductance = [&](uint32_t f) {
-                return f == n || (f == 0 && !noSlip()) ? 0.0 : m_rhoFace.at(c, f) * m_K.at(c, f) / dzf[f];
+                return f == n || (f == 0 && !groundConducts) ? 0.0 : m_rhoFace.at(c, f) * m_K.at(c, f) / dzf[f];
             };
             uint32_t rowOfMax = 0;
             for (uint32_t k = 0; k < n; ++k) {
@@ -236,6 +257,7 @@ public:
                                      {m_heat.device(), m_moisture.device(), m_tracer.device()},
                                      {m_negHeat.device(), m_negMoisture.device(), m_negTracer.device()},
                                      {m_cfg.surfaceHeatFlux, m_cfg.surfaceMoistureFlux, m_cfg.surfaceTracerFlux}},
+                       // (each 0 for a variable not mixed: DiffusionSettings::check)
                        {ctx.budget.term(HeatBudget, m_heat, ctx.dt * constants::cp),
                         ctx.budget.term(WaterBudget, m_moisture, ctx.dt),
                         ctx.budget.term(TracerBudget, m_tracer, ctx.dt)});
@@ -249,10 +271,13 @@ public:
             return ops::DivergenceF2C{ops::SetValue{ops::ColumnValues<double>{negatedSurfaceFlux.device()}},
                                       ops::SetValue{0.0}};
         };
-        ops::evaluateAdd(ctx.backend, t.T, m_exner * (div(m_negHeat)(m_rhoK * grad(u.T / m_exner)) / m_rho),
-                         ctx.engine);
-        ops::evaluateAdd(ctx.backend, t.q, div(m_negMoisture)(m_rhoK * grad(u.q)) / m_rho, ctx.engine);
-        ops::evaluateAdd(ctx.backend, t.tracer, div(m_negTracer)(m_rhoK * grad(u.tracer)) / m_rho, ctx.engine);
+        if (isOn(m_cfg.heat))
+            ops::evaluateAdd(ctx.backend, t.T, m_exner * (div(m_negHeat)(m_rhoK * grad(u.T / m_exner)) / m_rho),
+                             ctx.engine);
+        if (isOn(m_cfg.moisture))
+            ops::evaluateAdd(ctx.backend, t.q, div(m_negMoisture)(m_rhoK * grad(u.q)) / m_rho, ctx.engine);
+        if (isOn(m_cfg.tracer))
+            ops::evaluateAdd(ctx.backend, t.tracer, div(m_negTracer)(m_rhoK * grad(u.tracer)) / m_rho, ctx.engine);
         // Winds: no stress through the top; at the ground either u = v = 0 on the face (no-slip: the bottom face's
         // flux comes from the gradient over the half cell) or no stress (free-slip).
         auto momentum = [&](CenterField const& x, CenterField& tx) {
@@ -264,6 +289,7 @@ public:
                 ops::evaluateAdd(ctx.backend, tx, div(m_noFlux)(m_rhoK * grad(x)) / m_rho, ctx.engine);
             }
         };
+        if (!isOn(m_cfg.momentum)) return;
         momentum(u.u, t.u);
         momentum(u.v, t.v);
     }
@@ -272,12 +298,15 @@ public:
     // (app/model/implicit_diffusion.hpp: the matrix is built and factored once per column and ground condition).
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
         if (m_cfg.mode != DiffusionMode::Implicit) return;
+        uint32_t const diffused = (isOn(m_cfg.heat) ? 1u : 0u) | (isOn(m_cfg.moisture) ? 2u : 0u) |
+                                  (isOn(m_cfg.tracer) ? 4u : 0u) | (isOn(m_cfg.momentum) ? 24u : 0u);
         diffuseImplicitly(ctx.backend, ctx.columns,
-                          ImplicitDiffusionColumns{
-                              u.T.view(), u.q.view(), u.tracer.view(), u.u.view(), u.v.view(),
-                              std::as_const(m_rho).view(), std::as_const(m_exner).view(), std::as_const(m_rhoK).view(),
-                              m_heat.device(), m_moisture.device(), m_tracer.device(), m_noFlux.device(), m_a.view(),
-                              m_inverse.view(), m_cPrime.view(), ctx.grid->view(Backend::memSpace), ctx.dt, noSlip()});
+                          ImplicitDiffusionColumns{u.T.view(), u.q.view(), u.tracer.view(), u.u.view(), u.v.view(),
+                                                   std::as_const(m_rho).view(), std::as_const(m_exner).view(),
+                                                   std::as_const(m_rhoK).view(), m_heat.device(), m_moisture.device(),
+                                                   m_tracer.device(), m_noFlux.device(), m_a.view(), m_inverse.view(),
+                                                   m_cPrime.view(), ctx.grid->view(Backend::memSpace), ctx.dt, noSlip(),
+                                                   diffused});
     }
 
     StepCost stepCost() const override {
@@ -318,7 +347,7 @@ private:
             forEachPoint(ctx.backend, ctx.columns, m_K.levels(),
                          ReedJablonowskiDiffusivity{
                              m_K.view(), m_pFace->view(), std::as_const(m_decay).view(), m_u.view(), m_v.view(),
-                             ctx.grid->centers()[0] - ctx.grid->faces()[0], m_surface.ce, m_surface.gustiness});
+                             ctx.grid->centers()[0] - ctx.grid->faces()[0], m_cfg.ce, m_cfg.gustiness});
             return;
         }
         auto const g = ctx.grid->view(Backend::memSpace);
@@ -328,7 +357,6 @@ private:
     }
 
     Settings m_cfg;
-    SurfaceFluxesSettings m_surface;
     CenterField& m_rho;
     CenterField const& m_exner;
     FaceField& m_rhoFace;
