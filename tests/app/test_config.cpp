@@ -262,8 +262,9 @@ TEST_CASE("values of the wrong type are reported with the expected type", "[conf
           "time.dt: 'fast' is not a finite number (expected a number > 0)");
     CHECK(fileError(minimal + "output: {variables: T}\n") ==
           "output.variables: 'T' is not a list (expected a list of distinct names from: T, theta, u, v, q, qc, "
-          "qr, tracer, p, p_face, K, w, surface_upward_sensible_heat_flux, surface_upward_latent_heat_flux, "
-          "water_evaporation_flux, precipitation_flux)");
+          "qr, tracer, p, p_face, rho, rho_face, exner, K, w, surface_upward_sensible_heat_flux, "
+          "surface_upward_latent_heat_flux, water_evaporation_flux, precipitation_flux, tendency_of_<var>, "
+          "tendency_of_<var>_due_to_<process>)");
     CHECK(fileError(minimal + "grid: {vertical: [1, 2]}\n") ==
           "grid.vertical: '[1, 2]' is not a map (expected a map with keys: levels, top, stretching, exponent, "
           "faces)");
@@ -289,10 +290,15 @@ TEST_CASE("values out of range are reported with the accepted range", "[config][
                Contains("processes.vertical_diffusion.kappa: '-1' is out of range"));
     CHECK(fileError(minimal + "grid: {horizontal: {type: columns}}\n") ==
           "grid.horizontal.ncol: '0' is out of range (expected an integer >= 1 when grid.horizontal.type is columns)");
-    CHECK(fileError(minimal + "output: {variables: [T, rho]}\n") ==
-          "output.variables[1]: 'rho' is not allowed (expected one of: T, theta, u, v, q, qc, qr, tracer, p, "
-          "p_face, K, w, surface_upward_sensible_heat_flux, surface_upward_latent_heat_flux, "
-          "water_evaporation_flux, precipitation_flux)");
+    CHECK(fileError(minimal + "output: {variables: [T, latitude]}\n") ==
+          "output.variables[1]: 'latitude' is not allowed (expected one of: T, theta, u, v, q, qc, qr, tracer, p, "
+          "p_face, rho, rho_face, exner, K, w, surface_upward_sensible_heat_flux, surface_upward_latent_heat_flux, "
+          "water_evaporation_flux, precipitation_flux, tendency_of_<var>, tendency_of_<var>_due_to_<process>)");
+    // The tendency patterns stand for names of prognostic variables and registered processes.
+    CHECK(fromText(minimal, {"output.variables=[tendency_of_T, tendency_of_qc_due_to_kessler]"}).output.variables ==
+          std::vector<std::string>{"tendency_of_T", "tendency_of_qc_due_to_kessler"});
+    CHECK_THAT(fileError(minimal + "output: {variables: [tendency_of_w]}\n"),
+               Contains("output.variables[0]: 'tendency_of_w' is not allowed"));
     CHECK_THAT(fileError(minimal + "output: {variables: [T, q, T]}\n"),
                Contains("output.variables[2]: 'T' is listed twice"));
     CHECK_THAT(fileError("time: {steps: 10, start: 2001-02-29}\n"),
@@ -464,6 +470,20 @@ TEST_CASE("docs/config.md documents every key", "[config][docs]") {
     for (auto const& key : keys) {
         INFO(key);
         CHECK_THAT(text.str(), Contains("`" + key + "`"));
+    }
+}
+
+TEST_CASE("docs/config.md documents every output variable choice", "[config][docs]") {
+    std::ifstream in(sourceDir / "docs" / "config.md");
+    REQUIRE(in);
+    std::stringstream read;
+    read << in.rdbuf();
+    std::string const text = read.str();
+    auto const choices = strata::app::outputChoices();
+    CHECK(choices.size() > 20);
+    for (auto const& name : choices) {
+        INFO(name);
+        CHECK_THAT(text, Contains("`" + name + "`"));
     }
 }
 

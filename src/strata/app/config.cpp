@@ -180,7 +180,7 @@ public:
             std::string const where = path + "[" + std::to_string(i) + "]";
             if (!item.IsScalar()) fail(where, shown(item) + " is not a name", "one of: " + joined(rule.allowed));
             checkText(where, item);
-            if (!contains(rule.allowed, item.Scalar()))
+            if (!rule.accepts(item.Scalar()))
                 fail(where, shown(item) + " is not allowed", "one of: " + joined(rule.allowed));
             if (contains(names, item.Scalar())) fail(where, shown(item) + " is listed twice", expected);
             names.push_back(item.Scalar());

@@ -71,7 +71,38 @@ std::vector<std::string> outputChoices() {
     std::vector<std::string> names;
     for (auto const& v : catalogue())
         if (v.output) names.emplace_back(v.name);
+    for (auto const pattern : tendencyPatterns)
+        names.emplace_back(pattern);
     return names;
+}
+
+std::optional<TendencyVariable> findTendency(std::string_view name) {
+    std::string_view constexpr prefix = "tendency_of_", due = "_due_to_";
+    if (!name.starts_with(prefix)) return std::nullopt;
+    std::string_view rest = name.substr(prefix.size());
+    std::string_view process;
+    if (auto const at = rest.find(due); at != std::string_view::npos) { // no variable's name holds "_due_to_"
+        process = rest.substr(at + due.size());
+        rest = rest.substr(0, at);
+        if (findProcessSchema(process) == nullptr) return std::nullopt;
+    }
+    for (std::size_t i = 0; i < std::size(prognosticTendencies); ++i) {
+        TendencyOf const& t = prognosticTendencies[i];
+        if (t.variable != rest) continue;
+        TendencyVariable v;
+        v.variable = i;
+        v.process = std::string(process);
+        v.name = std::string(name);
+        v.units = std::string(t.units);
+        v.standardName = std::string(t.standardName);
+        v.longName = std::string(t.longName);
+        if (process.empty())
+            v.longName.append(" (the whole step), mean since the previous output");
+        else
+            v.longName.append(" due to ").append(process).append(", mean since the previous output");
+        return v;
+    }
+    return std::nullopt;
 }
 
 } // namespace strata::app

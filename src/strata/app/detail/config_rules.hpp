@@ -25,9 +25,14 @@ struct Rule {
     std::function<bool(T const&)> accepts;
 };
 
-// A list of names drawn from `allowed`, each at most once, at least one.
+// A list of names drawn from `allowed`, each at most once, at least one. `alsoAccepts`, when set, accepts the names
+// a pattern of `allowed` stands for ("tendency_of_<var>": tendency_of_T).
 struct DistinctSubset {
     std::vector<std::string> allowed;
+    std::function<bool(std::string const&)> alsoAccepts = {};
+    bool accepts(std::string const& name) const {
+        return std::find(allowed.begin(), allowed.end(), name) != allowed.end() || (alsoAccepts && alsoAccepts(name));
+    }
 };
 
 // A list of numbers, at least one, each accepted by `each` (the rules relating the entries are in config.cpp).

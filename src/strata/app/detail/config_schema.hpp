@@ -77,7 +77,8 @@ void describe(V& v, InitialConfig& c) {
 template <class V>
 void describe(V& v, OutputConfig& c) {
     v.field("path", c.path, nonEmptyText());
-    v.field("variables", c.variables, DistinctSubset{outputChoices()}); // the variable catalogue's
+    v.field("variables", c.variables, // the variable catalogue's, and the tendencies its patterns stand for
+            DistinctSubset{outputChoices(), [](std::string const& name) { return findTendency(name).has_value(); }});
     v.field("interval", c.interval, above(0.0));
     v.field("precision", c.precision, named<Precision>());
     v.field("format", c.format, named<OutputFormat>());

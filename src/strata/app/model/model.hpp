@@ -4,6 +4,7 @@
 //                               call timed and counted
 //   app/model/diagnostics.hpp   the budget ledger, global means, the state check
 //   app/model/analytic.hpp      the analytic solutions a configuration can name
+//   app/model/tendencies.hpp    each process's tendencies, recorded when output.variables names them
 // The reference state (pressure, density, Exner function: app/model/state.hpp) is computed once from the initial
 // sounding.
 #pragma once
@@ -17,9 +18,11 @@
 #include <strata/app/model/registry.hpp>
 #include <strata/app/model/state.hpp>
 #include <strata/app/model/stepper.hpp>
+#include <strata/app/model/tendencies.hpp>
 #include <strata/app/processes/builtin.hpp>
 #include <strata/core/comms.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -86,6 +89,13 @@ public:
                 throw ConfigError("process '" + name + "' is not available on backend " + std::string(Backend::name),
                                   "processes." + name, "a backend the program registered the process for");
             m_stepper.processes().push_back(factory->second(cfg, m_state, m_backend));
+        }
+        // The tendencies output.variables names, checked against the processes (a ConfigError), and recorded.
+        if (std::any_of(cfg.output.variables.begin(), cfg.output.variables.end(),
+                        [](std::string const& name) { return findTendency(name).has_value(); })) {
+            m_tendencies = std::make_unique<TendencyRecorder<Backend>>(backend, m_state, cfg.output.variables,
+                                                                       m_stepper.processes());
+            m_stepper.record(m_tendencies.get());
         }
     }
 
@@ -202,6 +212,7 @@ public:
         m_diagnostics.restartEntries(entries);
         for (auto& p : m_stepper.processes())
             p->restartEntries(entries);
+        if (m_tendencies) m_tendencies->restartEntries(entries);
         entries.push_back({"model_time", 0, [this] { return std::vector<double>{m_time}; },
                            [this](std::vector<double> const& v) { m_time = v.at(0); }});
         entries.push_back({"model_step", 0, [this] { return std::vector<double>{static_cast<double>(m_steps)}; },
@@ -220,6 +231,7 @@ public:
     // for a surface variable), from where the catalogue says it comes from. A process's variable is zero where the
     // process is not enabled.
     std::vector<double> outputValues(std::string const& name) {
+        if (std::vector<double> out; m_tendencies && m_tendencies->takeMean(name, out)) return out;
         VariableInfo v{};
         if (!findVariable(name, v)) throw Error("unknown output variable '" + name + "'", "output.variables");
         if (v.source == Source::Process) {
@@ -290,6 +302,7 @@ private:
     Diagnostics<Backend> m_diagnostics;
     Stepper<Backend> m_stepper;
     std::unique_ptr<AnalyticSolution> m_analytic;
+    std::unique_ptr<TendencyRecorder<Backend>> m_tendencies; // only when output.variables names a tendency
     double m_time = 0;
     uint64_t m_steps = 0;
     bool m_stepUnfinished = false; // from the start of a step to its end: still true after a step that threw

@@ -222,7 +222,8 @@ private:
             double const mean = m_model.globalMean(values[i]);
             m_runSurfaceMean[i] += mean * interval;
             char part[160];
-            std::snprintf(part, sizeof part, "  %s %.4g %s", m_cfg.output.variables[i].c_str(), mean, info.units);
+            std::snprintf(part, sizeof part, "  %s %.4g %s", m_cfg.output.variables[i].c_str(), mean,
+                          info.units.c_str());
             text += part;
         }
         return text;
@@ -356,10 +357,10 @@ private:
             auto const& info = variableInfo(m_cfg.output.variables[i]);
             if (!info.surface || m_model.time() <= 0) continue;
             double const mean = m_runSurfaceMean[i] / m_model.time();
-            std::snprintf(
-                line, sizeof line, "over the whole run, global mean %s = %.7g %s%s\n", info.name, mean, info.units,
-                std::string(info.units) == "kg m-2 s-1" ? (" (" + std::to_string(mean * 86400.0) + " mm/day)").c_str()
-                                                        : "");
+            std::snprintf(line, sizeof line, "over the whole run, global mean %s = %.7g %s%s\n", info.name.c_str(),
+                          mean, info.units.c_str(),
+                          info.units == "kg m-2 s-1" ? (" (" + std::to_string(mean * 86400.0) + " mm/day)").c_str()
+                                                     : "");
             m_log << line;
         }
     }

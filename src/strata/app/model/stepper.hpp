@@ -12,10 +12,14 @@
 // around its addTendencies and the prognostic variables it does not declare it adjusts around its implicitStep, and
 // throws an Error naming the process and the variable it changed: a test of the declarations, costing two host
 // copies of those fields per call. (prepareStep and the reference fields are not compared.)
+// With a TendencyRecorder (record(); the model makes one when output.variables names a tendency) each process's part
+// of the step is recorded around its calls, and the whole step's change at its end (app/model/tendencies.hpp);
+// without one the step does nothing for it.
 #pragma once
 
 #include <strata/app/model/kernels.hpp>
 #include <strata/app/model/process.hpp>
+#include <strata/app/model/tendencies.hpp>
 #include <strata/core/backend.hpp>
 
 #include <algorithm>
@@ -96,8 +100,12 @@ public:
             }
         ctx.time = t;
         for (std::size_t p = 0; p < m_processes.size(); ++p)
-            if (m_processes[p]->declares(Access::Adjusts))
+            if (m_processes[p]->declares(Access::Adjusts)) {
+                if (m_recorder) m_recorder->beforeImplicit(p, s.now);
                 checked(p, Access::Adjusts, s.now, [&] { m_processes[p]->implicitStep(ctx, s.now); });
+                if (m_recorder) m_recorder->afterImplicit(p, s.now);
+            }
+        if (m_recorder) m_recorder->endStep(s.now, s.start, dt);
         finish();
 
         PartTotals own = PartTotals::now().since(start); // the step's own work: the whole step less its processes'
@@ -124,6 +132,8 @@ public:
     // device time, not the time of its launches.
     void syncParts(bool on) { m_syncParts = on; }
     void checkWrites(bool on) { m_checkWrites = on; }
+    // Each process's tendencies recorded into `recorder` from the next step on (nullptr: none).
+    void record(TendencyRecorder<Backend>* recorder) { m_recorder = recorder; }
 
 private:
     template <class Work>
@@ -139,9 +149,12 @@ private:
 
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& tendency, double weight) {
         for (std::size_t p = 0; p < m_processes.size(); ++p)
-            if (m_processes[p]->declares(Access::Tendency))
+            if (m_processes[p]->declares(Access::Tendency)) {
+                if (m_recorder) m_recorder->beforeTendencies(p, tendency);
                 checked(p, Access::Tendency, tendency,
                         [&] { m_processes[p]->addTendencies(ctx, u, tendency, weight); });
+                if (m_recorder) m_recorder->afterTendencies(p, tendency, weight);
+            }
     }
 
     // call(), and with checkWrites on, the fields of `fields` the process does not declare with `access` compared
@@ -195,6 +208,7 @@ private:
     PartTotals m_inProcesses;         // the current step's share of the processes
     bool m_syncParts = false;
     bool m_checkWrites = false;
+    TendencyRecorder<Backend>* m_recorder = nullptr;
 };
 
 } // namespace strata::app

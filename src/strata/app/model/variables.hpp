@@ -7,11 +7,14 @@
 //   - the state check after every step (every variable with a range),
 //   - the fields a process may declare and ask for (app/model/process.hpp).
 // A process's own output variables (K, w, the surface fluxes) are catalogue entries declared in its file
-// (ProcessSchema::outputs); `catalogue()` is this table followed by those.
+// (ProcessSchema::outputs); `catalogue()` is this table followed by those. The tendencies of the prognostic
+// variables, whole or due to one process, are output variables named by pattern (prognosticTendencies, findTendency).
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,13 +74,14 @@ inline constexpr VariableInfo stateVariables[] = {
      catalogue_detail::F::Reference, true, "", 1e-3, 2e5, "a pressure in [0.001, 200000] Pa"},
     {"p_face", "Pa", "air pressure at cell faces", "air_pressure", catalogue_detail::S::Face,
      catalogue_detail::F::Reference},
-    // The reference state's other fields and the column coordinates: processes read them, the output does not.
+    // The reference state's other fields, fixed in time like p: the mass weights of every process and budget.
     {"rho", "kg m-3", "reference density at cell centers", "air_density", catalogue_detail::S::Center,
-     catalogue_detail::F::Reference, false},
+     catalogue_detail::F::Reference},
     {"rho_face", "kg m-3", "reference density at cell faces", "air_density", catalogue_detail::S::Face,
-     catalogue_detail::F::Reference, false},
-    {"exner", "1", "reference Exner function (p0 / 1000 hPa)^(Rd/cp)", "dimensionless_exner_function",
-     catalogue_detail::S::Center, catalogue_detail::F::Reference, false},
+     catalogue_detail::F::Reference},
+    {"exner", "1", "reference Exner function (p0 / 1000 hPa)^(Rd/cp) at cell centers", "dimensionless_exner_function",
+     catalogue_detail::S::Center, catalogue_detail::F::Reference},
+    // The column coordinates: processes read them, the output has them as coordinates.
     {"latitude", "degrees_north", "latitude of the column", "latitude", catalogue_detail::S::Column,
      catalogue_detail::F::Reference, false},
     {"surface_pressure", "Pa", "surface pressure", "surface_air_pressure", catalogue_detail::S::Column,
@@ -120,13 +124,52 @@ static_assert([] {
     return diagnostics == 1;
 }());
 
+// The tendency of each prognostic variable, in Prognostics' order: its CF standard name (empty where CF has none),
+// units and long name. The output variables tendency_of_<var> (the whole step's change / dt) and
+// tendency_of_<var>_due_to_<process> (one process's part of it: app/model/tendencies.hpp) take these.
+struct TendencyOf {
+    std::string_view variable, standardName, units, longName;
+};
+inline constexpr TendencyOf prognosticTendencies[] = {
+    {"T", "tendency_of_air_temperature", "K s-1", "tendency of air temperature"},
+    {"u", "tendency_of_eastward_wind", "m s-2", "tendency of eastward wind"},
+    {"v", "tendency_of_northward_wind", "m s-2", "tendency of northward wind"},
+    {"q", "tendency_of_specific_humidity", "kg kg-1 s-1", "tendency of specific humidity"},
+    {"qc", "tendency_of_mass_fraction_of_cloud_liquid_water_in_air", "kg kg-1 s-1",
+     "tendency of cloud liquid water mass fraction"},
+    {"qr", "", "kg kg-1 s-1", "tendency of rain water mass fraction"},
+    {"tracer", "", "s-1", "tendency of passive tracer mixing ratio"},
+};
+static_assert([] {
+    if (std::size(prognosticTendencies) != prognosticCount()) return false;
+    for (std::size_t i = 0; i < prognosticCount(); ++i)
+        if (prognosticTendencies[i].variable != prognostic(i).name) return false;
+    return true;
+}());
+
+// The output choices that stand for a family of names, as output.variables' choices and docs/config.md list them.
+inline constexpr std::string_view tendencyPatterns[] = {"tendency_of_<var>", "tendency_of_<var>_due_to_<process>"};
+
+// An output variable named tendency_of_<var> or tendency_of_<var>_due_to_<process>, with its metadata. Its strings
+// are its own (the name holds a process's name, made at run time), unlike VariableInfo's literals. Every such
+// variable is a center field, a mean since the previous output (cell_methods "time: mean").
+struct TendencyVariable {
+    std::size_t variable = 0; // index of the prognostic variable (Prognostics' order)
+    std::string process;      // empty: every process (the whole step)
+    std::string name, units, longName, standardName;
+};
+// The tendency variable of a name: <var> a prognostic variable and <process> a registered process (whether the case
+// enables it and it changes <var> is the model's check); nullopt for any other name.
+std::optional<TendencyVariable> findTendency(std::string_view name);
+
 // The whole catalogue: stateVariables, then the output variables of every registered process (each name once, the
 // first declaration's entry: two processes that make precipitation_flux declare the same variable).
 // Made on each call: a program may register processes of its own before it reads its configuration.
 std::vector<VariableInfo> catalogue();
 // The entry of a name; false when the catalogue has none.
 bool findVariable(std::string_view name, VariableInfo& out);
-// The names output.variables may take, in catalogue order.
+// The names output.variables may take, in catalogue order, then tendencyPatterns (which stand for the names
+// findTendency knows).
 std::vector<std::string> outputChoices();
 
 } // namespace strata::app

@@ -21,29 +21,24 @@
 
 namespace strata::app::detail {
 
-// An output variable's NetCDF metadata, from the variable catalogue (app/model/variables.hpp), whose strings are
-// literals: the pointers stay valid for the run.
+// An output variable's NetCDF metadata: from the variable catalogue (app/model/variables.hpp), or for a tendency
+// (tendency_of_<var>[_due_to_<process>]) from findTendency.
 struct OutputVariableInfo {
-    char const* name;
-    char const* units;
-    char const* longName;
-    char const* standardName;
+    std::string name, units, longName, standardName;
     bool onFaces;
     bool surface;            // one value per column
-    char const* cellMethods; // empty: "time: point"
+    std::string cellMethods; // empty: "time: point"
 };
 
 inline OutputVariableInfo variableInfo(std::string const& name) {
+    if (auto const t = findTendency(name))
+        return {t->name, t->units, t->longName, t->standardName, false, false, "time: mean"};
     VariableInfo v{};
     if (!findVariable(name, v) || !v.output)
         throw Error("unknown output variable '" + name + "'", "output.variables", "a name from docs/config.md");
-    return {v.name.data(),
-            v.units.data(),
-            v.longName.data(),
-            v.standardName.data(),
-            v.where == Staggering::Face,
-            v.where == Staggering::Column,
-            v.cellMethods.data()};
+    return {std::string(v.name),         std::string(v.units),        std::string(v.longName),
+            std::string(v.standardName), v.where == Staggering::Face, v.where == Staggering::Column,
+            std::string(v.cellMethods)};
 }
 
 // The run's wall-clock timers. `sync` waits for the backend's work (on a GPU kernels run after their launch returns):
