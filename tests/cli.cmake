@@ -39,6 +39,13 @@ strata_cli_test(compare_misspelt_variable 2 ARGS compare ${PROJECT_SOURCE_DIR}/d
 strata_cli_test(manifest_in_missing_folder 2 ARGS run ${PROJECT_SOURCE_DIR}/configs/default.yaml --manifest
                 ${STRATA_CLI_DIR}/no_such_folder/manifest EXPECT "--manifest" "an existing folder")
 strata_cli_test(valid_config 0 ARGS validate ${PROJECT_SOURCE_DIR}/configs/default.yaml EXPECT "is valid")
+# A tendency of a process the case does not enable, or of a variable the process does not change.
+strata_cli_test(tendency_of_disabled_process 2 ARGS validate ${PROJECT_SOURCE_DIR}/configs/default.yaml --set
+                output.variables=[T,tendency_of_qr_due_to_kessler]
+                EXPECT "output.variables.1.: 'tendency_of_qr_due_to_kessler'" "not enabled")
+strata_cli_test(tendency_of_unchanged_variable 2 ARGS validate ${PROJECT_SOURCE_DIR}/configs/default.yaml --set
+                output.variables=[tendency_of_T_due_to_coriolis]
+                EXPECT "output.variables.0.: 'tendency_of_T_due_to_coriolis'" "neither adds a tendency to 'T' nor adjusts it" "u, v")
 # The stability check stops before stepping, names the limit and where it is exceeded, and creates no output.
 strata_cli_test(unstable_explicit_diffusion 2 ARGS run ${STRATA_CLI_DIR}/unstable.yaml
                 EXPECT "lowest eigenvalue of the diffusion operator" "stability limit 2.51275" "column 0")
