@@ -70,19 +70,22 @@ ers)
   same "$dir/split/default.restart.nc" "$dir/straight/default.restart.nc"
   ;;
 tendencies)
-  # Each process's tendencies and the whole step's (means over the output interval, their sums in the restart): 288
-  # steps straight vs 150 on 2 ranks + restart + the rest on 1 rank (the restart in the middle of an interval).
-  tend=(--set "output.variables=[T, u, q, tendency_of_T, tendency_of_T_due_to_held_suarez,
+  # Each process's tendencies and the whole step's (means over the output interval, their sums in the restart), and
+  # the reference state: 288 steps straight vs 150 on 2 ranks + restart + the rest on 1 rank (the restart in the
+  # middle of an interval).
+  tend=(--set "output.variables=[T, u, q, rho_face, exner, tendency_of_T, tendency_of_T_due_to_held_suarez,
         tendency_of_T_due_to_vertical_advection, tendency_of_T_due_to_surface_fluxes,
         tendency_of_T_due_to_vertical_diffusion, tendency_of_T_due_to_large_scale_condensation,
         tendency_of_u_due_to_coriolis, tendency_of_q_due_to_large_scale_condensation, tendency_of_tracer]")
-  run straight "$strata" run "$config" "${tend[@]}" $(steps 288) || fail "the straight run failed: $(tail -3 "$dir/straight.log")"
+  run straight "$strata" run "$config" "${tend[@]}" $(steps 288) ||
+    fail "the straight run failed: $(tail -3 "$dir/straight.log")"
   run split "$mpirun" -n 2 "$strata" run "$config" "${tend[@]}" $(steps 150) || fail "the first half failed"
   run split "$strata" run "$config" "${tend[@]}" $(steps 288) --restart "$dir/split/default.restart.nc" ||
     fail "the continued run failed: $(tail -3 "$dir/split.log")"
   ncdump -h "$dir/straight/default.nc" >"$dir/header.txt"
   grep -q "tendency_of_T_due_to_held_suarez:cell_methods = \"time: mean\"" "$dir/header.txt" ||
     fail "no tendency_of_T_due_to_held_suarez as a mean in the history"
+  grep -q "float rho_face(time, ilev, lat, lon)" "$dir/header.txt" || fail "no rho_face on the faces in the history"
   same "$dir/split/default.nc" "$dir/straight/default.nc"
   same "$dir/split/default.restart.nc" "$dir/straight/default.restart.nc"
   ;;
