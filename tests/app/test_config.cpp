@@ -210,7 +210,7 @@ initial_conditions: {temperature: isothermal, surface_temperature: 250, lapse_ra
 output: {path: a/b.nc, variables: [w, K, p_face], interval: 90, precision: double}
 )");
     CHECK(c.title == "all keys");
-    CHECK(c.vertical == strata::app::VerticalGridConfig{12, 5000.0, Stretching::Power, 1.5, {}});
+    CHECK(c.vertical == strata::app::VerticalGridConfig{12, 5000.0, Stretching::Power, 1.5, {}, {}});
     CHECK(c.horizontal == strata::app::HorizontalGridConfig{HorizontalGridType::Columns, 4, 8, 3, {}, {}});
     CHECK(c.time.dt == 30.0);
     CHECK(c.time.steps == 20u);
@@ -242,13 +242,14 @@ TEST_CASE("a process may be named alone or with empty settings", "[config]") {
 TEST_CASE("unknown keys are reported with the nearest valid sibling", "[config][errors]") {
     CHECK(fileError(minimal + "grid: {vertical: {levles: 10}}\n") ==
           "grid.vertical.levles: unknown key; did you mean 'levels'? (expected one of: levels, top, stretching, "
-          "exponent, faces)");
+          "exponent, faces, faces_file)");
     CHECK_THAT(fileError(minimal + "outptu: {path: x.nc}\n"), Contains("outptu: unknown key; did you mean 'output'?"));
     CHECK_THAT(fileError(minimal + "processes:\n  - vertical_diffusion: {kapa: 1}\n"),
                Contains("processes.vertical_diffusion.kapa: unknown key; did you mean 'kappa'?"));
     // No suggestion when nothing is close.
     CHECK(fileError(minimal + "grid: {vertical: {resolution: 10}}\n") ==
-          "grid.vertical.resolution: unknown key (expected one of: levels, top, stretching, exponent, faces)");
+          "grid.vertical.resolution: unknown key (expected one of: levels, top, stretching, exponent, faces, "
+          "faces_file)");
     CHECK_THAT(fileError(minimal + "grid: {vertical: {levels: 10, levels: 20}}\n"),
                Contains("grid.vertical.levels: duplicate key"));
 }
@@ -267,7 +268,7 @@ TEST_CASE("values of the wrong type are reported with the expected type", "[conf
           "tendency_of_<var>_due_to_<process>)");
     CHECK(fileError(minimal + "grid: {vertical: [1, 2]}\n") ==
           "grid.vertical: '[1, 2]' is not a map (expected a map with keys: levels, top, stretching, exponent, "
-          "faces)");
+          "faces, faces_file)");
     CHECK_THAT(fileError(minimal + "title: {a: 1}\n"), Contains("title: '{a: 1}' is not a string"));
     CHECK_THAT(fileError("[1, 2]\n"), Contains("configuration: '[1, 2]' is not a map"));
 }
@@ -403,7 +404,7 @@ TEST_CASE("bad overrides are reported with the override", "[config][overrides][e
     // Overridden keys are checked like the file's.
     CHECK(fileError(minimal, {"grid.vertical.levles=5"}) ==
           "grid.vertical.levles: unknown key; did you mean 'levels'? (expected one of: levels, top, stretching, "
-          "exponent, faces)");
+          "exponent, faces, faces_file)");
     CHECK_THAT(fileError(minimal, {"processes.held_suares.ka=1"}),
                Contains("unknown process 'held_suares'; did you mean 'held_suarez'?"));
     CHECK_THAT(fileError(minimal, {"time.days=1"}), Contains("time: both steps (10) and days (1) are set"));

@@ -10,6 +10,7 @@
 #include <netcdf>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -141,6 +142,43 @@ TEST_CASE("grid.vertical.faces: each mistake named with its key", "[user_column]
     CHECK_THAT(bad("{faces: [0, 10], levels: 30}"), Contains("grid.vertical.levels: given with grid.vertical.faces"));
     CHECK_THAT(bad("{faces: [0, 10], exponent: 1.0}"),
                Contains("grid.vertical.exponent: given with grid.vertical.faces"));
+}
+
+TEST_CASE("grid.vertical.faces_file: a text file of heights, relative to the configuration's folder", "[user_column]") {
+    std::filesystem::path const dir = scratch() / "faces_file";
+    std::filesystem::create_directories(dir);
+    auto write = [&](std::string const& name, std::string const& text) {
+        std::ofstream(dir / name) << text;
+        return (dir / name).string();
+    };
+    write("levels.txt", "# face heights, m\n0, 20 70\n150\n\n400 # the top\n");
+    std::string const yaml = write("case.yaml", "grid: {vertical: {faces_file: levels.txt}}\ntime: {steps: 1}\n");
+    app::Config const c = app::loadConfig(yaml);
+    CHECK(c.vertical.faces == std::vector<double>{0.0, 20.0, 70.0, 150.0, 400.0});
+    CHECK_FALSE(c.vertical.facesFile);
+    CHECK_THAT(c.resolvedYaml, Contains("faces: [0.0, 20.0, 70.0, 150.0, 400.0]") && !Contains("faces_file"));
+    app::Config again = app::parseConfig(c.resolvedYaml, "resolved");
+    again.sourcePath = c.sourcePath;
+    CHECK(again == c);
+
+    auto bad = [&](std::string const& levels, std::string const& vertical) {
+        write("bad.txt", levels);
+        std::string const file = write("bad.yaml", "grid: {vertical: " + vertical + "}\ntime: {steps: 1}\n");
+        return errorOf([&] { app::loadConfig(file); });
+    };
+    std::string const badFile = (dir / "bad.txt").string();
+    CHECK_THAT(bad("0 20\n40 x\n", "{faces_file: bad.txt}"),
+               Contains("grid.vertical.faces_file (" + badFile + ", line 2): 'x' is not a finite number"));
+    CHECK_THAT(bad("0 20 10", "{faces_file: bad.txt}"),
+               Contains("grid.vertical.faces_file (" + badFile + ", value 2): '10' is not above value 1 = 20"));
+    CHECK_THAT(bad("5 20", "{faces_file: bad.txt}"),
+               Contains("grid.vertical.faces_file (" + badFile + ", value 0): '5' is not the ground"));
+    CHECK_THAT(bad("0 20", "{faces_file: nothing.txt}"),
+               Contains("grid.vertical.faces_file: '" + (dir / "nothing.txt").string() + "': no such file"));
+    CHECK_THAT(bad("0 20", "{faces_file: bad.txt, faces: [0, 10]}"),
+               Contains("grid.vertical.faces_file: given with grid.vertical.faces"));
+    CHECK_THAT(bad("0 20", "{faces_file: bad.txt, levels: 3}"),
+               Contains("grid.vertical.levels: given with grid.vertical.faces_file"));
 }
 
 TEST_CASE("columns at given latitudes and longitudes land there, in the model and in the output", "[user_column]") {

@@ -712,27 +712,66 @@ constexpr double minCellThickness = 1e-6; // m
 
 // grid.vertical.faces: z_0 = 0 < z_1 < ... < z_n, every cell at least minCellThickness thick, alone (without the
 // keys of the computed grids, which are then left unset).
-void checkFaces(VerticalGridConfig const& v) {
+// `file`: where the faces were read from (grid.vertical.faces_file), for the messages; empty: the list itself.
+void checkFaces(VerticalGridConfig const& v, std::string const& file = "") {
+    std::string const key = file.empty() ? "grid.vertical.faces" : "grid.vertical.faces_file";
+    auto at = [&](std::size_t k) {
+        std::string where = key;
+        if (file.empty()) return where.append("[").append(std::to_string(k)).append("]");
+        return where.append(" (").append(file).append(", value ").append(std::to_string(k)).append(")");
+    };
     std::string const expected = "face heights z_0 = 0 < z_1 < ... < z_n (m), each cell at least " +
                                  formatNumber(minCellThickness) + " m thick, 2 to 100001 of them";
     std::pair<char const*, bool> const others[] = {{"levels", v.levels.has_value()},
                                                    {"top", v.top.has_value()},
                                                    {"stretching", v.stretching.has_value()},
                                                    {"exponent", v.exponent.has_value()}};
-    for (auto const& [key, given] : others)
+    for (auto const& [name, given] : others)
         if (given)
-            fail(std::string("grid.vertical.") + key, "given with grid.vertical.faces",
-                 "either faces or levels, top, stretching and exponent");
+            fail(std::string("grid.vertical.") + name, "given with " + key,
+                 "either faces (or faces_file) or levels, top, stretching and exponent");
     if (v.faces.size() < 2 || v.faces.size() > 100001)
-        fail("grid.vertical.faces", std::to_string(v.faces.size()) + " value(s)", expected);
-    if (v.faces[0] != 0.0)
-        fail("grid.vertical.faces[0]", "'" + formatNumber(v.faces[0]) + "' is not the ground", expected);
+        fail(file.empty() ? key : key + " (" + file + ")", std::to_string(v.faces.size()) + " value(s)", expected);
+    if (v.faces[0] != 0.0) fail(at(0), "'" + formatNumber(v.faces[0]) + "' is not the ground", expected);
     for (std::size_t k = 1; k < v.faces.size(); ++k)
         if (!(v.faces[k] - v.faces[k - 1] >= minCellThickness))
-            fail("grid.vertical.faces[" + std::to_string(k) + "]",
-                 "'" + formatNumber(v.faces[k]) + "' is not above faces[" + std::to_string(k - 1) +
-                     "] = " + formatNumber(v.faces[k - 1]) + " by at least " + formatNumber(minCellThickness) + " m",
+            fail(at(k),
+                 "'" + formatNumber(v.faces[k]) + "' is not above " +
+                     (file.empty() ? "faces[" + std::to_string(k - 1) + "]" : "value " + std::to_string(k - 1)) +
+                     " = " + formatNumber(v.faces[k - 1]) + " by at least " + formatNumber(minCellThickness) + " m",
                  expected);
+}
+
+// grid.vertical.faces_file: a text file of face heights (m), separated by white space or commas, '#' starting a
+// comment. Read into faces, checked as they are (naming the file), and unset: the resolved configuration holds the
+// faces themselves, so a continuation compares the heights, not the file name.
+void readFacesFile(VerticalGridConfig& v, std::filesystem::path const& folder) {
+    if (!v.facesFile) return;
+    std::filesystem::path path(*v.facesFile);
+    if (path.is_relative() && !folder.empty()) path = (folder / path).lexically_normal();
+    std::string const file = path.string();
+    if (!v.faces.empty())
+        fail("grid.vertical.faces_file", "given with grid.vertical.faces", "one of faces and faces_file");
+    std::ifstream in(path);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) || !in)
+        fail("grid.vertical.faces_file", "'" + printable(file) + "': no such file",
+             "a text file of face heights (a relative path is relative to the configuration file's folder)");
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        line = line.substr(0, line.find('#'));
+        std::replace(line.begin(), line.end(), ',', ' ');
+        std::istringstream words(line);
+        for (std::string word; words >> word;) {
+            double z = 0;
+            if (parseText(word, z) != Parsed::Ok)
+                fail("grid.vertical.faces_file (" + file + ", line " + std::to_string(number) + ")",
+                     "'" + printable(word) + "' is not a finite number", "face heights in m");
+            v.faces.push_back(z);
+        }
+    }
+    checkFaces(v, file);
+    v.facesFile.reset();
 }
 
 void checkVerticalGrid(VerticalGridConfig& v) {
@@ -899,9 +938,10 @@ std::string configYaml(Config const& config) {
 
 namespace {
 
-// A relative input file (the sounding) is relative to the configuration file's folder (empty: the working
+// A relative input file (the sounding, the faces) is relative to the configuration file's folder (empty: the working
 // directory); the configuration holds the path as the program opens it.
 void resolveInputs(Config& c, std::filesystem::path const& folder) {
+    readFacesFile(c.vertical, folder);
     std::string& sounding = c.initial.sounding;
     if (!sounding.empty() && std::filesystem::path(sounding).is_relative() && !folder.empty())
         sounding = (folder / sounding).lexically_normal().string();

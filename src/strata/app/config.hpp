@@ -88,6 +88,7 @@ struct VerticalGridConfig {
     std::optional<Stretching> stretching = Stretching::Uniform;
     std::optional<double> exponent = 1.0; // power stretching: z_k = top * (k/n)^exponent (>= 1)
     std::vector<double> faces;            // m: z_0 = 0 < z_1 < ... < z_n (empty: levels and top give them)
+    std::optional<std::string> facesFile; // a text file of faces: loadConfig reads it into faces and unsets it
 
     uint32_t cells() const {
         return faces.empty() ? levels.value_or(defaultLevels) : static_cast<uint32_t>(faces.size() - 1);

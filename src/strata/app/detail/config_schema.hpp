@@ -28,6 +28,7 @@ void describe(V& v, VerticalGridConfig& c) {
     v.field("exponent", c.exponent, atLeast(1.0));
     // Instead of the four above; z_0 = 0, increasing, at most 100001: checked in config.cpp.
     v.field("faces", c.faces, NumberList{atLeast(0.0)});
+    v.field("faces_file", c.facesFile, nonEmptyText()); // read into faces (config.cpp)
 }
 
 template <class V>
