@@ -1,8 +1,9 @@
 // The tendency outputs (app/model/tendencies.hpp): each process's tendency of each variable it changes and the whole
 // step's, as the output variables tendency_of_<var>_due_to_<process> and tendency_of_<var>.
 //   - Held-Suarez's tendencies of T and u over one step against the SSP-RK3 step of a linear relaxation, by hand;
-//   - in the default case (explicit and implicit processes), the processes' tendencies add up to the whole step's and
-//     that to the state's change, to rounding, and leaving out any one process breaks the sum;
+//   - in the default, ekman and kessler_column cases (explicit processes, implicit ones and adjustments), the
+//     processes' tendencies add up to the whole step's and that to the state's change, to rounding, and leaving out
+//     any one process breaks the sum;
 //   - a process's tendency is zero where it does nothing (surface fluxes above the lowest level);
 //   - the refusals: a process that is not enabled, a variable the process does not change, a name of no process;
 //   - the metadata of the names, and their sums in the restart entries.
@@ -97,19 +98,22 @@ TEST_CASE("Held-Suarez's tendencies over a step are SSP-RK3's step of -kT (T - T
     CHECK(worstTotal < 4 * std::numeric_limits<double>::epsilon() * 320.0 / dt);
 }
 
-TEST_CASE("the processes' tendencies add up to the whole step's, and that to the state's change", "[tendencies]") {
-    std::vector<std::string> const base{"grid.horizontal.nlat=4", "grid.horizontal.nlon=2"};
-    auto const names = allTendencies("default", base);
-    REQUIRE(names.size() > 15); // every process of the case changes something
+namespace {
+
+// Every tendency of a case over `steps` steps: the processes' parts of each variable add up to its whole tendency,
+// and that is the state's change over the time; each part that is above the rounding somewhere matters to the sum.
+// Returns the number of parts.
+std::size_t checkSums(std::string const& config, std::vector<std::string> const& base, int steps) {
+    auto const names = allTendencies(config, base);
     auto overrides = base;
     overrides.push_back(listed(names));
-    Case k("default", overrides);
+    Case k(config, overrides);
     auto& s = k.state();
     std::vector<std::vector<double>> start;
     for (auto* f : s.now.all())
         start.push_back(app::hostValues(*f));
-    int const steps = 4;
     k.steps(steps);
+    std::size_t count = 0;
     double const dt = k.cfg.time.dt, eps = std::numeric_limits<double>::epsilon();
     for (std::size_t v = 0; v < app::prognosticCount(); ++v) {
         std::string const var(app::prognostic(v).name);
@@ -120,6 +124,7 @@ TEST_CASE("the processes' tendencies add up to the whole step's, and that to the
         for (auto const& name : names)
             if (name.starts_with("tendency_of_" + var + "_due_to_"))
                 parts.emplace_back(name, k.model->outputValues(name));
+        count += parts.size();
         double scale = 0; // the largest |value| of the variable: its rounding per step is a few ulps of it
         for (std::size_t i = 0; i < now.size(); ++i)
             scale = std::max({scale, std::fabs(now[i]), std::fabs(start[v][i])});
@@ -142,8 +147,8 @@ TEST_CASE("the processes' tendencies add up to the whole step's, and that to the
                           << ", |change / time - whole| " << changeError << ", tolerance " << tolerance);
         CHECK(sumError <= tolerance);
         CHECK(changeError <= tolerance);
-        // The check is sharp: leaving out any process's part that is above the rounding somewhere breaks it. (Some
-        // parts are zero in this case: there is no cloud or rain water to carry down.)
+        // The check is sharp: leaving out any process's part that is above the rounding somewhere breaks it. (A part
+        // may be zero: the default case has no cloud or rain water for advection to carry.)
         for (std::size_t j = 0; j < parts.size(); ++j) {
             double partLargest = 0;
             for (double x : parts[j].second)
@@ -152,6 +157,19 @@ TEST_CASE("the processes' tendencies add up to the whole step's, and that to the
             if (partLargest > 1000 * tolerance) CHECK(sumWithout[j] > 100 * tolerance);
         }
     }
+    return count;
+}
+
+} // namespace
+
+TEST_CASE("the processes' tendencies add up to the whole step's, and that to the state's change", "[tendencies]") {
+    // Explicit and implicit processes, two explicit tendencies of u and v (Held-Suarez, then Coriolis), adjustments
+    // of T and q by three processes.
+    SECTION("default") { CHECK(checkSums("default", {"grid.horizontal.nlat=4", "grid.horizontal.nlon=2"}, 4) > 12); }
+    // Two explicit processes of u and v (Coriolis, then explicit diffusion).
+    SECTION("ekman") { CHECK(checkSums("ekman", {}, 10) >= 4); }
+    // Advection in the stages, Kessler's adjustments of T, q, qc and qr with rain falling (after 5 minutes of updraft).
+    SECTION("kessler_column") { CHECK(checkSums("kessler_column", {}, 120) > 4); }
 }
 
 TEST_CASE("a process's tendency is zero where it does nothing: surface fluxes above the lowest level", "[tendencies]") {
