@@ -66,3 +66,43 @@ TEST_CASE("a shared-array index out of range is caught by Threads", "[lockstep][
     REQUIRE_THROWS_WITH(ls::launch(core::Threads{4, true}, ls::config(1), OutOfRangeKernel{}),
                         Contains("out of range"));
 }
+
+namespace {
+// A kernel whose Shared is 512 bytes, and one whose block holds 64 but reads and writes its shared memory through the
+// larger type: every element past the eighth lies outside the block's buffer.
+struct WideKernel {
+    struct Shared {
+        double v[64];
+    };
+};
+struct ThroughWiderSharedKernel {
+    static constexpr uint32_t blockDomSize = 64;
+    struct Shared {
+        double v[8];
+    };
+    template <class W>
+    void operator()(W const& worker, double* out) const {
+        auto v = ls::sharedArray(worker, &WideKernel::Shared::v); // the bug: another kernel's layout
+        auto forEach = ls::makeForEach(worker);
+        forEach([&](uint32_t i) { v[i] = 1.0 + i; });
+        worker.sync();
+        forEach([&](uint32_t i) { out[i] = v[i]; });
+    }
+};
+} // namespace
+
+TEST_CASE("shared memory accessed past the block's buffer is caught by Threads and never touched", "[lockstep][race]") {
+    for (uint32_t workers : {1u, 4u, 64u}) {
+        for (int repeat = 0; repeat < 10; ++repeat) {
+            INFO(workers << " workers, repeat " << repeat);
+            std::vector<double> out(64, -1.0);
+            REQUIRE_THROWS_WITH(
+                ls::launch(core::Threads{workers, true}, ls::config(2), ThroughWiderSharedKernel{}, out.data()),
+                Contains("outside the block's 64 bytes of shared memory"));
+            // The stores past the buffer were not performed: a read there gives the poison pattern (a NaN), not the
+            // value the kernel wrote.
+            for (uint32_t i = 8; i < 64; ++i)
+                REQUIRE(!(out[i] == 1.0 + i));
+        }
+    }
+}

@@ -1,5 +1,7 @@
 #include <strata/core/detail/block_checker.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 
@@ -13,6 +15,7 @@ constexpr uint64_t writerMask = 0xFFFF;
 BlockChecker::BlockChecker(uint32_t numWorkers, std::size_t sharedBytes, bool checkShared)
     : m_numWorkers(numWorkers), m_sharedBytes(sharedBytes), m_checkShared(checkShared),
       m_shared(new std::byte[sharedBytes > 0 ? sharedBytes : 1]), m_kinds(numWorkers, Arrival::Sync) {
+    m_scratch.resize(numWorkers);
     if (checkShared) {
         m_shadow.reset(new std::atomic<uint64_t>[sharedBytes > 0 ? sharedBytes : 1]);
         for (std::size_t i = 0; i < sharedBytes; ++i)
@@ -57,22 +60,35 @@ void BlockChecker::arrive(uint32_t worker, Arrival kind) {
     m_cv.wait(lock, [&] { return m_generation != gen || failed(); });
 }
 
-std::size_t BlockChecker::offsetOf(void const* addr, std::size_t bytes, uint32_t worker) {
-    auto const* p = static_cast<std::byte const*>(addr);
-    if (p < m_shared.get() || p + bytes > m_shared.get() + m_sharedBytes) {
-        std::ostringstream msg;
-        msg << "block " << m_blockIdx << ", worker " << worker << ": shared-memory access outside the block's "
-            << m_sharedBytes << " bytes";
-        fail(msg.str());
-        return m_sharedBytes;
-    }
-    return static_cast<std::size_t>(p - m_shared.get());
+bool BlockChecker::inBuffer(void const* addr, std::size_t bytes) const {
+    // Compared as integers: pointer arithmetic past the buffer is undefined.
+    auto const p = reinterpret_cast<std::uintptr_t>(addr);
+    auto const base = reinterpret_cast<std::uintptr_t>(m_shared.get());
+    return p >= base && p - base <= m_sharedBytes && bytes <= m_sharedBytes - (p - base);
 }
 
-void BlockChecker::onRead(void const* addr, std::size_t bytes, uint32_t worker) {
-    if (!m_checkShared || failed()) return;
-    std::size_t const off = offsetOf(addr, bytes, worker);
-    if (off >= m_sharedBytes) return;
+void* BlockChecker::outsideBuffer(char const* access, void const* addr, std::size_t bytes, uint32_t worker) {
+    auto const offset = static_cast<std::intptr_t>(reinterpret_cast<std::uintptr_t>(addr) -
+                                                   reinterpret_cast<std::uintptr_t>(m_shared.get()));
+    std::ostringstream msg;
+    msg << "block " << m_blockIdx << ", worker " << worker << ": " << access << " " << bytes << " bytes at offset "
+        << offset << ", outside the block's " << m_sharedBytes
+        << " bytes of shared memory (a shared struct read through another kernel's larger `Shared`, or a dynamic "
+           "array larger than the launch gave?)";
+    fail(msg.str());
+    // Only this worker uses its slot: it grows to the largest access and holds the poison pattern before each use.
+    auto& slot = m_scratch[worker];
+    std::size_t const units = (bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+    if (slot.size() < units) slot.resize(units);
+    std::memset(static_cast<void*>(slot.data()), poisonByte, units * sizeof(std::max_align_t));
+    return slot.data();
+}
+
+void* BlockChecker::onRead(void const* addr, std::size_t bytes, uint32_t worker) {
+    if (!inBuffer(addr, bytes)) return outsideBuffer("reads", addr, bytes, worker);
+    void* const inside = const_cast<void*>(addr);
+    if (!m_checkShared || failed()) return inside;
+    auto const off = static_cast<std::size_t>(static_cast<std::byte const*>(addr) - m_shared.get());
     uint64_t const epoch = m_epoch.load(std::memory_order_relaxed);
     for (std::size_t b = off; b < off + bytes; ++b) {
         uint64_t const rec = m_shadow[b].load(std::memory_order_relaxed);
@@ -84,22 +100,24 @@ void BlockChecker::onRead(void const* addr, std::size_t bytes, uint32_t worker) 
                 << " before any worker wrote it in this block (uninitialised, or written by another worker and not "
                    "yet: a missing sync())";
             fail(msg.str());
-            return;
+            return inside;
         }
         if (recEpoch == epoch && writer != worker) {
             std::ostringstream msg;
             msg << "block " << m_blockIdx << ", worker " << worker << ": reads shared byte " << b << " that worker "
                 << writer << " wrote with no sync() between (a race: the result depends on timing)";
             fail(msg.str());
-            return;
+            return inside;
         }
     }
+    return inside;
 }
 
-void BlockChecker::onWrite(void const* addr, std::size_t bytes, uint32_t worker) {
-    if (!m_checkShared || failed()) return;
-    std::size_t const off = offsetOf(addr, bytes, worker);
-    if (off >= m_sharedBytes) return;
+void* BlockChecker::onWrite(void const* addr, std::size_t bytes, uint32_t worker) {
+    if (!inBuffer(addr, bytes)) return outsideBuffer("writes", addr, bytes, worker);
+    void* const inside = const_cast<void*>(addr);
+    if (!m_checkShared || failed()) return inside;
+    auto const off = static_cast<std::size_t>(static_cast<std::byte const*>(addr) - m_shared.get());
     uint64_t const epoch = m_epoch.load(std::memory_order_relaxed);
     for (std::size_t b = off; b < off + bytes; ++b) {
         uint64_t const old = m_shadow[b].exchange((epoch << 16) | worker, std::memory_order_relaxed);
@@ -109,9 +127,10 @@ void BlockChecker::onWrite(void const* addr, std::size_t bytes, uint32_t worker)
             msg << "block " << m_blockIdx << ", worker " << worker << ": writes shared byte " << b << " that worker "
                 << writer << " wrote with no sync() between (a write-write race)";
             fail(msg.str());
-            return;
+            return inside;
         }
     }
+    return inside;
 }
 
 void BlockChecker::outOfRange(uint32_t index, uint32_t size, uint32_t worker) {
@@ -136,8 +155,12 @@ void BlockChecker::fail(std::string message) {
 
 namespace strata::core::detail {
 // Out-of-line entry points used by lockstep::CheckedRef (kept out of the header so kernels need not see <mutex>).
-void checkedRead(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker) { c->onRead(p, bytes, worker); }
-void checkedWrite(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker) { c->onWrite(p, bytes, worker); }
+void* checkedRead(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker) {
+    return c->onRead(p, bytes, worker);
+}
+void* checkedWrite(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker) {
+    return c->onWrite(p, bytes, worker);
+}
 void checkedOutOfRange(BlockChecker* c, uint32_t index, uint32_t size, uint32_t worker) {
     c->outOfRange(index, size, worker);
 }

@@ -13,6 +13,11 @@
 // write-after-read in one epoch is not detected; the poison and the read check catch the common missing-sync bugs
 // deterministically, whatever the thread schedule.
 //
+// An access outside the block's shared memory (a kernel reading its struct through another kernel's larger `Shared`)
+// is an error, and it is not performed: a write goes to a scratch slot of the worker's, a read comes from one filled
+// with the poison pattern. This holds after the first error too, and with `checkShared` off, so the checker never
+// touches memory outside its buffer.
+//
 // The first error is kept; after it barriers stop blocking so every worker runs to the end, and the launch throws.
 #pragma once
 
@@ -42,8 +47,10 @@ public:
     void beginBlock(uint32_t worker, uint32_t blockIdx);
     void arrive(uint32_t worker, Arrival kind);
 
-    void onRead(void const* addr, std::size_t bytes, uint32_t worker);
-    void onWrite(void const* addr, std::size_t bytes, uint32_t worker);
+    // Each returns the address the access is to use: `addr` when its bytes lie in the block's shared memory, else
+    // (the error reported, whether or not races are checked) the worker's scratch slot, poisoned for a read.
+    void* onRead(void const* addr, std::size_t bytes, uint32_t worker);
+    void* onWrite(void const* addr, std::size_t bytes, uint32_t worker);
     void outOfRange(uint32_t index, uint32_t size, uint32_t worker);
 
     void fail(std::string message);
@@ -51,13 +58,15 @@ public:
     std::string const& message() const { return m_message; }
 
 private:
-    std::size_t offsetOf(void const* addr, std::size_t bytes, uint32_t worker);
+    bool inBuffer(void const* addr, std::size_t bytes) const;
+    void* outsideBuffer(char const* access, void const* addr, std::size_t bytes, uint32_t worker);
 
     uint32_t m_numWorkers;
     std::size_t m_sharedBytes;
     bool m_checkShared;
     std::unique_ptr<std::byte[]> m_shared;
     std::unique_ptr<std::atomic<uint64_t>[]> m_shadow;
+    std::vector<std::vector<std::max_align_t>> m_scratch; // per worker: where accesses outside the buffer go
 
     std::mutex m_mutex;
     std::condition_variable m_cv;

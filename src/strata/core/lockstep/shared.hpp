@@ -7,8 +7,10 @@
 //
 // On Serial, OpenMP and Cuda a span's `operator[]` is a plain `T&`. On the Threads backend it is a `CheckedRef<T>`
 // that reports each read and write to the block checker (see core/detail/block_checker.hpp), so a missing sync() is an
-// error every time instead of a heisenbug. Write kernel code that works with both: `sh[i] = x`, `y = sh[i] + 1`,
-// `sh[i] += x`; to pass an element to a template such as std::max, read it into a `T` first.
+// error every time instead of a heisenbug. An index out of range, or an address outside the block's shared memory (a
+// struct read through another kernel's `Shared`), is reported and the access goes to a safe place instead: the
+// checker never reads or writes outside its buffer. Write kernel code that works with both: `sh[i] = x`,
+// `y = sh[i] + 1`, `sh[i] += x`; to pass an element to a template such as std::max, read it into a `T` first.
 #pragma once
 
 #include <strata/core/config.hpp>
@@ -18,8 +20,11 @@
 
 namespace strata::core::detail {
 class BlockChecker;
-void checkedRead(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker);
-void checkedWrite(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker);
+// Each returns the address the access is to use: `p` itself when its bytes lie in the block's shared memory, else
+// (the error reported) a scratch slot of the worker's, poisoned for a read, so that a wrong kernel never touches
+// memory outside the buffer.
+void* checkedRead(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker);
+void* checkedWrite(BlockChecker* c, void const* p, std::size_t bytes, uint32_t worker);
 void checkedOutOfRange(BlockChecker* c, uint32_t index, uint32_t size, uint32_t worker);
 } // namespace strata::core::detail
 
@@ -30,13 +35,9 @@ class CheckedRef {
 public:
     CheckedRef(T* p, core::detail::BlockChecker* c, uint32_t worker) : m_p(p), m_checker(c), m_worker(worker) {}
 
-    operator T() const {
-        core::detail::checkedRead(m_checker, m_p, sizeof(T), m_worker);
-        return *m_p;
-    }
+    operator T() const { return *static_cast<T*>(core::detail::checkedRead(m_checker, m_p, sizeof(T), m_worker)); }
     CheckedRef& operator=(T const& v) {
-        core::detail::checkedWrite(m_checker, m_p, sizeof(T), m_worker);
-        *m_p = v;
+        *static_cast<T*>(core::detail::checkedWrite(m_checker, m_p, sizeof(T), m_worker)) = v;
         return *this;
     }
     CheckedRef& operator=(CheckedRef const& other) { return *this = static_cast<T>(other); }
