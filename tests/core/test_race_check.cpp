@@ -22,6 +22,13 @@ TEST_CASE("a neighbour's shared value read without sync() is caught by Threads, 
     }
 }
 
+TEST_CASE("the checker's error names the kernel as the source writes it", "[lockstep][race]") {
+    std::vector<double> out(64);
+    REQUIRE_THROWS_WITH(
+        ls::launch(core::Threads{2, true}, ls::config(1), test::NeighbourReadKernel<false>{}, out.data()),
+        Catch::Matchers::StartsWith("kernel strata::test::NeighbourReadKernel<false> (Threads backend): block 0"));
+}
+
 TEST_CASE("the same kernel with the sync() passes on Threads and gives the right values", "[lockstep][race]") {
     for (uint32_t workers : {1u, 2u, 7u, 32u, 64u}) {
         std::vector<double> out(64 * 4, -1.0);

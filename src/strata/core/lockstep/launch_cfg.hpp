@@ -58,9 +58,13 @@ STRATA_HD constexpr std::size_t staticSharedBytes() {
 constexpr std::size_t sharedAlign = 16;
 STRATA_HD constexpr std::size_t alignUp(std::size_t n) { return (n + sharedAlign - 1) / sharedAlign * sharedAlign; }
 
+// The type name as written in the source (`strata::test::NeighbourReadKernel<false>`), or the compiler's name where
+// the ABI offers no demangler (kernel_name.cpp).
+std::string demangle(char const* name);
+
 template <class Kernel>
 std::string kernelName() {
-    return typeid(Kernel).name();
+    return demangle(typeid(Kernel).name());
 }
 } // namespace detail
 
