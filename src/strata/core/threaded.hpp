@@ -154,3 +154,5 @@ void threaded(Backend const& backend, Independent range, Body const& body) {
 }
 
 } // namespace strata::threaded
+
+#include <strata/core/threaded_collectives.hpp> // reduce, scans and broadcast over the interdependent axis

@@ -10,11 +10,22 @@ namespace strata::core::detail {
 namespace {
 constexpr unsigned char poisonByte = 0xFF; // a double of all ones is a NaN, an integer is -1
 constexpr uint64_t writerMask = 0xFFFF;
+
+bool sameSite(SyncSite const& a, SyncSite const& b) {
+    if (a.what == nullptr || b.what == nullptr) return a.what == b.what;
+    return a.line == b.line && std::strcmp(a.what, b.what) == 0 && std::strcmp(a.file, b.file) == 0;
+}
+
+std::string describe(SyncSite const& s) {
+    if (s.what == nullptr) return "sync()";
+    return std::string(s.what) + " (" + s.file + ":" + std::to_string(s.line) + ")";
+}
 } // namespace
 
 BlockChecker::BlockChecker(uint32_t numWorkers, std::size_t sharedBytes, bool checkShared)
     : m_numWorkers(numWorkers), m_sharedBytes(sharedBytes), m_checkShared(checkShared),
-      m_shared(new std::byte[sharedBytes > 0 ? sharedBytes : 1]), m_kinds(numWorkers, Arrival::Sync) {
+      m_shared(new std::byte[sharedBytes > 0 ? sharedBytes : 1]), m_kinds(numWorkers, Arrival::Sync),
+      m_sites(numWorkers) {
     m_scratch.resize(numWorkers);
     if (checkShared) {
         m_shadow.reset(new std::atomic<uint64_t>[sharedBytes > 0 ? sharedBytes : 1]);
@@ -32,19 +43,33 @@ void BlockChecker::beginBlock(uint32_t worker, uint32_t blockIdx) {
     arrive(worker, Arrival::BlockStart);
 }
 
-void BlockChecker::arrive(uint32_t worker, Arrival kind) {
+void BlockChecker::arrive(uint32_t worker, Arrival kind, SyncSite site) {
     std::unique_lock lock(m_mutex);
     if (failed()) return;
     m_kinds[worker] = kind;
+    m_sites[worker] = site;
     if (++m_arrived == m_numWorkers) {
         for (uint32_t w = 1; w < m_numWorkers; ++w) {
             if (m_kinds[w] != m_kinds[0]) {
                 uint32_t const atSync = m_kinds[w] == Arrival::Sync ? w : 0;
                 uint32_t const atEnd = atSync == w ? 0 : w;
                 std::ostringstream msg;
-                msg << "block " << m_blockIdx << ": worker " << atSync << " waits in sync() while worker " << atEnd
+                msg << "block " << m_blockIdx << ": worker " << atSync << " waits in " << describe(m_sites[atSync])
+                    << " while worker " << atEnd
                     << " reached the end of the kernel; every worker of a block must call sync() the same number of "
                        "times (is a sync() inside a branch?)";
+                lock.unlock();
+                fail(msg.str());
+                return;
+            }
+        }
+        for (uint32_t w = 1; w < m_numWorkers; ++w) {
+            if (!sameSite(m_sites[w], m_sites[0])) {
+                std::ostringstream msg;
+                msg << "block " << m_blockIdx << ": worker 0 waits in " << describe(m_sites[0]) << " while worker " << w
+                    << " waits in " << describe(m_sites[w])
+                    << "; every worker of a block must reach the same collectives and sync() calls in the same order "
+                       "(is a collective inside a branch?)";
                 lock.unlock();
                 fail(msg.str());
                 return;

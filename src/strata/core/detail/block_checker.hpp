@@ -34,6 +34,15 @@ namespace strata::core::detail {
 
 enum class Arrival : uint8_t { Sync, BlockEnd, BlockStart };
 
+// Where a worker waits at a barrier: a plain sync() (`what` null) or a step of a block collective (its name and call
+// site, core/lockstep/collectives.hpp). Workers that meet at one barrier from different sites are an error: a
+// collective that not every worker reaches, or one inside a divergent branch, even when the sync counts agree.
+struct SyncSite {
+    char const* what = nullptr;
+    char const* file = nullptr;
+    uint32_t line = 0;
+};
+
 class BlockChecker {
 public:
     BlockChecker(uint32_t numWorkers, std::size_t sharedBytes, bool checkShared);
@@ -45,7 +54,7 @@ public:
 
     // Called by every worker at block start; worker 0 poisons shared memory and opens a new epoch.
     void beginBlock(uint32_t worker, uint32_t blockIdx);
-    void arrive(uint32_t worker, Arrival kind);
+    void arrive(uint32_t worker, Arrival kind, SyncSite site = {});
 
     // Each returns the address the access is to use: `addr` when its bytes lie in the block's shared memory, else
     // (the error reported, whether or not races are checked) the worker's scratch slot, poisoned for a read.
@@ -73,6 +82,7 @@ private:
     uint32_t m_arrived = 0;
     uint64_t m_generation = 0;
     std::vector<Arrival> m_kinds;
+    std::vector<SyncSite> m_sites;
     std::atomic<uint64_t> m_epoch{0};
     uint64_t m_blockStartEpoch = 1;
     uint32_t m_blockIdx = 0;
