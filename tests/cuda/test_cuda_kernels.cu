@@ -3,6 +3,7 @@
 #include "tests/core/lockstep_kernels.hpp"
 #include <strata/core/examples/nth_derivative.hpp>
 #include <strata/core/memory.hpp>
+#include <strata/core/threaded.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -72,6 +73,87 @@ void nthDerivative() {
     expect(ok, "n-th derivative, three forms, n = 1..8, bit-identical to Serial");
 }
 
+// Every lockstep collective and two threaded ones over 100 levels (a block of four warps, the last one partly idle):
+// the same bits as Serial, which runs them with one worker.
+struct CollectivesKernel {
+    static constexpr uint32_t blockDomSize = 100;
+    struct Shared {
+        double values[100];
+        bool flags[100];
+    };
+    template <class Worker>
+    STRATA_HD void operator()(Worker const& worker, double const* x, double* scalars, double* scans) const {
+        auto values = ls::sharedArray(worker, &Shared::values);
+        auto flags = ls::sharedArray(worker, &Shared::flags);
+        auto forEach = ls::makeForEach(worker);
+        uint32_t const c = worker.blockDomIdx();
+        auto v = forEach([&](uint32_t k) { return x[c * 100 + k]; });
+        auto positive = forEach([&](uint32_t k) { return x[c * 100 + k] > 0; });
+        double const total = ls::sum(forEach, values, v);
+        double const smallest = ls::minimum(forEach, values, v);
+        double const largest = ls::maximum(forEach, values, v);
+        bool const any = ls::anyOf(forEach, flags, positive);
+        bool const all = ls::allOf(forEach, flags, positive);
+        double const picked = ls::broadcast(forEach, values, v, 37);
+        auto inclusive = ls::inclusiveScan(forEach, values, v, ls::Plus{});
+        auto exclusive = ls::exclusiveScan(forEach, values, v, 0.0, ls::Plus{});
+        ls::makeMaster(worker)([&] {
+            double const r[6] = {total, smallest, largest, any ? 1.0 : 0.0, all ? 1.0 : 0.0, picked};
+            for (uint32_t i = 0; i < 6; ++i)
+                scalars[c * 6 + i] = r[i];
+        });
+        forEach(
+            [&](uint32_t k, double in, double ex) { scans[(2 * c) * 100 + k] = in, scans[(2 * c + 1) * 100 + k] = ex; },
+            inclusive, exclusive);
+    }
+};
+
+struct ThreadedSum {
+    double const* x;
+    double* out;
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t c) const {
+        auto scratch = ctx.template staticSharedArray<double, 100>();
+        double const* col = x + c * 100;
+        double* dst = out;
+        struct Value {
+            double const* col;
+            STRATA_HD double operator()(uint32_t k) const { return col[k]; }
+        };
+        struct Emit {
+            double* dst;
+            uint32_t c;
+            STRATA_HD void operator()(uint32_t k, double s) const { dst[c * 100 + k] = s; }
+        };
+        double const total = threaded::reduce(ctx, scratch, Value{col}, ls::Plus{});
+        threaded::inclusiveScan(ctx, scratch, Value{col}, Emit{dst, c}, ls::Plus{});
+        if (ctx.worker().workerIdx() == 0) dst[c * 100] += 0.0 * total; // keeps total; the scan's element 0 stays
+    }
+};
+
+template <class Backend>
+void runThreadedSum(Backend const& backend, double const* x, double* out, uint32_t cols) {
+    threaded::threaded(backend, threaded::independent(cols),
+                       threaded::interdependent<100>(ls::collectiveBytes<double, 100>()), ThreadedSum{x, out});
+}
+
+void collectives() {
+    constexpr uint32_t blocks = 6;
+    std::vector<double> in(100 * blocks), scalars(6 * blocks), scans(2 * 100 * blocks), tscan(100 * blocks);
+    for (uint32_t k = 0; k < in.size(); ++k)
+        in[k] = (static_cast<double>((k * 2654435761u) % 2001u) - 1000.0) * (k % 7 == 0 ? 1e6 : 1e-3);
+    ls::launch(core::Serial{}, ls::config(blocks), CollectivesKernel{}, in.data(), scalars.data(), scans.data());
+    runThreadedSum(core::Serial{}, in.data(), tscan.data(), blocks);
+    core::Buffer<double> dIn(in.size(), core::MemSpace::Cuda), dScalars(scalars.size(), core::MemSpace::Cuda),
+        dScans(scans.size(), core::MemSpace::Cuda), dTscan(tscan.size(), core::MemSpace::Cuda);
+    std::copy(in.begin(), in.end(), dIn.host().begin());
+    dIn.toDevice();
+    ls::launch(core::Cuda{}, ls::config(blocks), CollectivesKernel{}, dIn.device(), dScalars.device(), dScans.device());
+    runThreadedSum(core::Cuda{}, dIn.device(), dTscan.device(), blocks);
+    expect(same(scalars, dScalars) && same(scans, dScans) && same(tscan, dTscan),
+           "block collectives (lockstep and threaded), domain 100, bit-identical to Serial");
+}
+
 } // namespace
 
 int main() {
@@ -83,5 +165,6 @@ int main() {
     iota();
     reduceScan();
     nthDerivative();
+    collectives();
     return failures == 0 ? 0 : 1;
 }

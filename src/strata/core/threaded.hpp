@@ -19,6 +19,10 @@
 //
 // is a plain parallel loop. Bodies are functors (on CUDA: non-generic, or functor structs with a template
 // operator()), called on every backend with the same arguments.
+//
+// A call of another shape (two axes of a kind, the axes swapped or missing, a body that takes the interdependent
+// index or no context, a mutable body) does not compile, with a message that says what to write instead
+// (tests/compile_fail/threaded_*.cpp).
 #pragma once
 
 #include <strata/core/lockstep.hpp>
@@ -26,6 +30,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 namespace strata::threaded {
@@ -37,6 +42,7 @@ inline Independent independent(uint32_t count) { return {count}; }
 
 template <uint32_t N>
 struct Interdependent {
+    static_assert(N > 0, "threaded: interdependent<N> needs N > 0 (no interdependent axis: leave it out)");
     std::size_t sharedBytes = 0;
 };
 template <uint32_t N>
@@ -57,7 +63,10 @@ public:
 
     template <class F>
     STRATA_HD void syncInterdependent(F&& f) const {
-        lockstep::makeForEach<N>(m_worker)([&](uint32_t i) { f(i); });
+        static_assert(std::is_invocable_v<F&, uint32_t>,
+                      "threaded: ctx.syncInterdependent(f) calls f(i) for every interdependent index i (a uint32_t); "
+                      "for the pairs (o, i) of a tile write ctx.syncInterdependent2D(outer, inner, f)");
+        if constexpr (std::is_invocable_v<F&, uint32_t>) lockstep::makeForEach<N>(m_worker)([&](uint32_t i) { f(i); });
         m_worker.sync();
     }
 
@@ -65,7 +74,11 @@ public:
     // lockstep::forEachInRange2D), then a sync. For tiles of whole columns.
     template <class F>
     STRATA_HD void syncInterdependent2D(uint32_t outer, uint32_t inner, F&& f) const {
-        lockstep::forEachInRange2D(m_worker, outer, inner, f);
+        static_assert(std::is_invocable_v<F&, uint32_t, uint32_t>,
+                      "threaded: ctx.syncInterdependent2D(outer, inner, f) calls f(o, i) (two uint32_t); for one index "
+                      "write ctx.syncInterdependent(f)");
+        if constexpr (std::is_invocable_v<F&, uint32_t, uint32_t>)
+            lockstep::forEachInRange2D(m_worker, outer, inner, f);
         m_worker.sync();
     }
 
@@ -137,20 +150,135 @@ struct IndependentKernel {
     }
 };
 
+template <class T>
+inline constexpr bool isInterdependent = false;
+template <uint32_t N>
+inline constexpr bool isInterdependent<Interdependent<N>> = true;
+template <class T>
+inline constexpr bool isAxis = std::is_same_v<T, Independent> || isInterdependent<T>;
+template <class T>
+inline constexpr bool alwaysFalse = false;
+
+// The context a body with an interdependent axis of N is called with on Backend (the launch's worker type).
+template <class Backend, uint32_t N>
+using ContextFor = Context<lockstep::Worker<lockstep::BlockCfg<lockstep::CtUint32<N>>, typename Backend::Tag>, N>;
+
+// Misuse of threaded, caught where it is written with a message that says what to write instead (rather than as an
+// overload or call error deep in the kernels below).
+template <class Backend, uint32_t N, class Body>
+constexpr bool checkInterdependentBody() {
+    using Ctx = ContextFor<Backend, N>;
+    if constexpr (std::is_invocable_v<Body const&, Ctx&, uint32_t const&>) {
+    } else if constexpr (std::is_invocable_v<Body&, Ctx&, uint32_t const&>) {
+        static_assert(alwaysFalse<Body>, "threaded: the body's operator() must be const (every worker calls the one "
+                                         "body): no mutable lambda, no non-const operator()");
+    } else if constexpr (std::is_invocable_v<Body const&, Ctx&, uint32_t&>) {
+        static_assert(alwaysFalse<Body>, "threaded: the body takes the independent index by value, body(ctx, "
+                                         "uint32_t j), not by non-const reference");
+    } else if constexpr (std::is_invocable_v<Body const&, Ctx&, uint32_t, uint32_t>) {
+        static_assert(alwaysFalse<Body>,
+                      "threaded: the interdependent index is not a parameter of the body: write body(ctx, j) and use "
+                      "the index inside a step, ctx.syncInterdependent([&](uint32_t i) { ... })");
+    } else if constexpr (std::is_invocable_v<Body const&, uint32_t>) {
+        static_assert(alwaysFalse<Body>,
+                      "threaded: with an interdependent axis the body is body(ctx, j), the context first; a body(i) "
+                      "without one is threaded(backend, independent(n), body)");
+    } else {
+        static_assert(alwaysFalse<Body>, "threaded: with an interdependent axis the body must be callable as "
+                                         "body(ctx, j): ctx a threaded::Context&, j the independent index (uint32_t)");
+    }
+    return std::is_invocable_v<Body const&, ContextFor<Backend, N>&, uint32_t const&>;
+}
+
+template <class Backend, class Body>
+constexpr bool checkIndependentBody() {
+    if constexpr (std::is_invocable_v<Body const&, uint32_t>) {
+    } else if constexpr (isInterdependent<Body>) {
+        static_assert(alwaysFalse<Body>, "threaded: the body is missing: threaded(backend, independent(n), "
+                                         "interdependent<N>(bytes), body)");
+    } else if constexpr (std::is_invocable_v<Body&, uint32_t>) {
+        static_assert(alwaysFalse<Body>, "threaded: the body's operator() must be const (every worker calls the one "
+                                         "body): no mutable lambda, no non-const operator()");
+    } else if constexpr (std::is_invocable_v<Body const&, uint32_t, uint32_t>) {
+        static_assert(alwaysFalse<Body>,
+                      "threaded: one independent axis and a body of one index: give independent(ni * nj) and split "
+                      "the index in the body (i = k % ni, j = k / ni)");
+    } else if constexpr (std::is_invocable_v<Body const&, ContextFor<Backend, 1>&, uint32_t>) {
+        static_assert(alwaysFalse<Body>,
+                      "threaded: a body(ctx, j) needs an interdependent axis: threaded(backend, independent(n), "
+                      "interdependent<N>(bytes), body); without one the body is body(i)");
+    } else {
+        static_assert(alwaysFalse<Body>, "threaded: without an interdependent axis the body must be callable as "
+                                         "body(i), i a uint32_t");
+    }
+    return std::is_invocable_v<Body const&, uint32_t>;
+}
+
+template <class T>
+inline constexpr bool isCountOrAxis = std::is_integral_v<T> || isAxis<T>;
+
+template <class Backend, class... Args>
+constexpr void rejectThreadedCall() {
+    using First = std::tuple_element_t<0, std::tuple<Args..., void>>;
+    using Last = std::tuple_element_t<sizeof...(Args) == 0 ? 0 : sizeof...(Args) - 1, std::tuple<Args..., void>>;
+    constexpr int independents = (0 + ... + int(std::is_same_v<Args, Independent>));
+    constexpr int interdependents = (0 + ... + int(isInterdependent<Args>));
+    if constexpr (isAxis<Backend>) {
+        static_assert(alwaysFalse<Backend>, "threaded: the backend comes first: threaded(backend, independent(n), "
+                                            "[interdependent<N>(bytes),] body)");
+    } else if constexpr (interdependents > 1) {
+        static_assert(alwaysFalse<Backend>,
+                      "threaded: one interdependent axis per call: for a block of outer x inner elements give "
+                      "interdependent<Outer * Inner>(bytes) and walk it with ctx.syncInterdependent2D(outer, inner, "
+                      "f), f(o, i)");
+    } else if constexpr (independents > 1) {
+        static_assert(alwaysFalse<Backend>,
+                      "threaded: one independent axis per call: give independent(ni * nj) and split the index in the "
+                      "body (i = k % ni, j = k / ni)");
+    } else if constexpr (isInterdependent<First>) {
+        static_assert(alwaysFalse<Backend>, "threaded: the independent axis comes first: threaded(backend, "
+                                            "independent(n), interdependent<N>(bytes), body)");
+    } else if constexpr (std::is_integral_v<First>) {
+        static_assert(
+            alwaysFalse<Backend>,
+            "threaded: give the independent range as independent(n): threaded(backend, independent(n), body)");
+    } else if constexpr (independents == 0) {
+        static_assert(alwaysFalse<Backend>, "threaded: the independent axis is missing: threaded(backend, "
+                                            "independent(n), [interdependent<N>(bytes),] body)");
+    } else if constexpr (sizeof...(Args) == 0 || isCountOrAxis<Last>) {
+        static_assert(alwaysFalse<Backend>, "threaded: the body is missing: threaded(backend, independent(n), "
+                                            "[interdependent<N>(bytes),] body)");
+    } else {
+        static_assert(alwaysFalse<Backend>, "threaded: the call is threaded(backend, independent(n), body) or "
+                                            "threaded(backend, independent(n), interdependent<N>(bytes), body)");
+    }
+}
+
 } // namespace detail
 
 template <class Backend, uint32_t N, class Body>
 void threaded(Backend const& backend, Independent range, Interdependent<N> axis, Body const& body) {
-    uint32_t const grid = std::min(range.count, Backend::maxGridBlocks);
-    lockstep::launch(backend, lockstep::configSMem(grid, axis.sharedBytes), detail::InterdependentKernel<N, Body>{},
-                     body, range.count);
+    if constexpr (detail::checkInterdependentBody<Backend, N, Body>()) { // else only the message above
+        uint32_t const grid = std::min(range.count, Backend::maxGridBlocks);
+        lockstep::launch(backend, lockstep::configSMem(grid, axis.sharedBytes), detail::InterdependentKernel<N, Body>{},
+                         body, range.count);
+    }
 }
 
 template <class Backend, class Body>
 void threaded(Backend const& backend, Independent range, Body const& body) {
-    using Kernel = detail::IndependentKernel<Body>;
-    uint32_t const blocks = (range.count + Kernel::blockDomSize - 1) / Kernel::blockDomSize;
-    lockstep::launch(backend, lockstep::config(std::min(blocks, Backend::maxGridBlocks)), Kernel{}, body, range.count);
+    if constexpr (detail::checkIndependentBody<Backend, Body>()) { // else only the message above
+        using Kernel = detail::IndependentKernel<Body>;
+        uint32_t const blocks = (range.count + Kernel::blockDomSize - 1) / Kernel::blockDomSize;
+        lockstep::launch(backend, lockstep::config(std::min(blocks, Backend::maxGridBlocks)), Kernel{}, body,
+                         range.count);
+    }
+}
+
+// Any other call: a compile error that says what to write (the overloads above are more specialised and win).
+template <class Backend, class... Args>
+void threaded(Backend const&, Args const&...) {
+    detail::rejectThreadedCall<Backend, Args...>();
 }
 
 } // namespace strata::threaded
