@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace doc {
@@ -90,5 +92,35 @@ TEMPLATE_TEST_CASE("docs/lockstep.md: ColumnAnomaly with threaded", "[docs]", ST
             sum += field[c * levels + k];
         for (uint32_t k = 0; k < levels; ++k)
             REQUIRE(anomaly[c * levels + k] == field[c * levels + k] - sum / levels);
+    }
+}
+
+TEMPLATE_TEST_CASE("docs/lockstep.md: ColumnPressure with block collectives", "[docs]", STRATA_CPU_BACKENDS) {
+    uint32_t const columns = 5, levels = 64;
+    auto dp = sampleField(columns, levels);
+    for (auto& v : dp)
+        v = 1000.0 + 100.0 * v;
+    std::vector<double> p(dp.size()), bottom(columns);
+    lockstep::launch(TestType::make(), lockstep::config(columns), doc::ColumnPressure{}, dp.data(), 50.0, p.data(),
+                     bottom.data());
+    for (uint32_t c = 0; c < columns; ++c) {
+        std::vector<double> const col(dp.begin() + c * levels, dp.begin() + (c + 1) * levels);
+        auto const scan = lockstep::detail::serialScan(col, lockstep::Plus{});
+        REQUIRE(p[c * levels] == 50.0);
+        for (uint32_t k = 1; k < levels; ++k)
+            REQUIRE(p[c * levels + k] == 50.0 + scan[k - 1]);
+        REQUIRE(bottom[c] == 50.0 + lockstep::detail::serialTreeReduce(col, lockstep::Plus{}));
+    }
+}
+
+TEMPLATE_TEST_CASE("docs/lockstep.md: ColumnRange with threaded collectives", "[docs]", STRATA_CPU_BACKENDS) {
+    constexpr uint32_t levels = 40;
+    uint32_t const columns = 6;
+    auto const field = sampleField(columns, levels);
+    std::vector<double> range(columns);
+    doc::columnRange<levels>(TestType::make(), field.data(), range.data(), columns);
+    for (uint32_t c = 0; c < columns; ++c) {
+        auto const [lo, hi] = std::minmax_element(field.begin() + c * levels, field.begin() + (c + 1) * levels);
+        REQUIRE(range[c] == *hi - *lo);
     }
 }
