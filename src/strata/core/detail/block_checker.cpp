@@ -26,7 +26,7 @@ BlockChecker::BlockChecker(uint32_t numWorkers, std::size_t sharedBytes, bool ch
     : m_numWorkers(numWorkers), m_sharedBytes(sharedBytes), m_checkShared(checkShared),
       m_shared(new std::byte[sharedBytes > 0 ? sharedBytes : 1]), m_kinds(numWorkers, Arrival::Sync),
       m_sites(numWorkers) {
-    m_scratch.resize(numWorkers);
+    m_scratch.reset(new ScratchSlot[numWorkers]);
     if (checkShared) {
         m_shadow.reset(new std::atomic<uint64_t>[sharedBytes > 0 ? sharedBytes : 1]);
         for (std::size_t i = 0; i < sharedBytes; ++i)
@@ -104,9 +104,12 @@ void* BlockChecker::outsideBuffer(char const* access, void const* addr, std::siz
     // Only this worker uses its slot: it grows to the largest access and holds the poison pattern before each use.
     auto& slot = m_scratch[worker];
     std::size_t const units = (bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
-    if (slot.size() < units) slot.resize(units);
-    std::memset(static_cast<void*>(slot.data()), poisonByte, units * sizeof(std::max_align_t));
-    return slot.data();
+    if (slot.count < units) {
+        slot.units.reset(new std::max_align_t[units]);
+        slot.count = units;
+    }
+    std::memset(static_cast<void*>(slot.units.get()), poisonByte, units * sizeof(std::max_align_t));
+    return slot.units.get();
 }
 
 void* BlockChecker::onRead(void const* addr, std::size_t bytes, uint32_t worker) {

@@ -75,7 +75,11 @@ private:
     bool m_checkShared;
     std::unique_ptr<std::byte[]> m_shared;
     std::unique_ptr<std::atomic<uint64_t>[]> m_shadow;
-    std::vector<std::vector<std::max_align_t>> m_scratch; // per worker: where accesses outside the buffer go
+    struct ScratchSlot { // (not a vector of vectors: nvcc 13 fails on one in a header with an internal error)
+        std::unique_ptr<std::max_align_t[]> units;
+        std::size_t count = 0;
+    };
+    std::unique_ptr<ScratchSlot[]> m_scratch; // per worker: where accesses outside the buffer go
 
     std::mutex m_mutex;
     std::condition_variable m_cv;
