@@ -32,64 +32,86 @@
 namespace strata::math {
 
 // Correctly rounded on every platform (IEEE 754 requires it; nvcc's default -prec-sqrt=true keeps it so).
-STRATA_HD inline double sqrt(double x) { return std::sqrt(x); }
+STRATA_HD STRATA_MATH_INLINE double sqrt(double x) { return std::sqrt(x); }
 
-STRATA_HD inline double exp(double x) {
-    // Outside [-746, 710] the result is 0 or inf; there the arithmetic's value is replaced (a select of the result
-    // rather than a clamp of the argument: a clamp makes the compiler fold a constant path and stop vectorising).
-    const double y = detail::expPair(x, 0.0); // NaN propagates through the arithmetic
-    const double high = x > 710.0 ? detail::infinity() : y;
-    return x < -746.0 ? 0.0 : high;
+// How the functions stay vectorisable: the special cases never branch around floating-point work. The tests of the
+// argument come first, next to each other; the arithmetic then always runs (logPair and expPair give finite values
+// for any bits), and its result is combined with a special value arithmetically (z * factor, z + adjustment). GCC
+// duplicates the work between two tests of the same condition into two paths, and under -ftrapping-math does not
+// turn paths with floating-point work back into one vector stream.
+
+STRATA_HD STRATA_MATH_INLINE double exp(double x) {
+    // Beyond |x| = 746 the result is inf or 0: exp(+-746) gives them, and keeps 2^k's exponent in range. NaN
+    // propagates through the arithmetic.
+    const bool outside = detail::absOf(x) > 746.0;
+    const double edge = detail::fromBits(detail::bitsOf(746.0) | (detail::bitsOf(x) & detail::kSignBit));
+    return detail::expPair(outside ? edge : x, 0.0);
 }
 
-STRATA_HD inline double log(double x) {
-    const bool regular = x > 0.0 && x < detail::infinity();
-    const double y = detail::logPair(regular ? x : 1.0).hi;
-    if (regular) {
-        return y;
-    }
-    return x == 0.0 ? -detail::infinity() : (x < 0.0 ? detail::quietNan() : x + x);
+STRATA_HD STRATA_MATH_INLINE double log(double x) {
+    using detail::infinity;
+    // Added to the arithmetic's (finite) value: 0 for a positive finite x, else -inf for +-0, NaN for x < 0, x
+    // itself for +inf and NaN.
+    const double negativeOrNot = x < 0.0 ? detail::quietNan() : x;
+    const double special = x == 0.0 ? -infinity() : negativeOrNot;
+    const double adjustment = x > 0.0 && x < infinity() ? 0.0 : special;
+    return detail::logPair(x).hi + adjustment;
 }
 
-STRATA_HD inline double pow(double x, double y) {
+STRATA_HD STRATA_MATH_INLINE double pow(double x, double y) {
     using detail::infinity;
     const double ax = detail::absOf(x);
     const double ay = detail::absOf(y);
-    const bool regular = ax > 0.0 && ax < infinity() && ay < infinity(); // not NaN, not 0, not inf
-    const detail::Pair l = detail::logPair(regular ? ax : 2.0);
-    // |y log|x|| beyond 1000 overflows or underflows for sure; below it y is small enough for Dekker's split.
-    const double estimate = y * l.hi;
-    const bool saturated = !(detail::absOf(estimate) < 1000.0);
-    const double ys = regular && !saturated ? y : 0.0;
+
+    // Whether y is an integer, and odd (an infinite y counts as even): y + 2^52 rounds y to an integer, whose parity
+    // is then the last bit. Integer work by masks, not comparisons (SSE2 has no 64-bit integer comparison).
+    const double zero = detail::fromBits(detail::bitsOf(y) & detail::kSignBit); // +-0, not a constant: no own path
+    const double shift = ay < 0x1p52 ? 0x1p52 : zero;
+    const double rounded = ay + shift;
+    const bool yInteger = rounded - shift == ay;
+    const bool yBelow2To53 = ay < 0x1p53;
+    const std::uint64_t oddMask = yInteger & yBelow2To53 ? 0 - (detail::bitsOf(rounded) & 1) : 0;
+    const std::uint64_t signFlip = detail::bitsOf(x) & detail::kSignBit & oddMask;
+
+    // The factor that exp(y log|x|) is multiplied by: 1, or the value of a special case. Where x is 0 or infinite,
+    // or y infinite, the arithmetic below gives a finite positive value, 0 or inf of the same kind as the special
+    // value (logPair(0) = -746.5 and logPair(inf) = 747 in effect; y is clamped to 2^900), so the product is it.
+    // Every comparison is made unconditionally (& and |, not && and ||, single-level selects): a comparison may
+    // raise an exception, and GCC does not speculate one into a vector stream.
+    const bool xZero = ax == 0.0;
+    const bool xInfinite = ax == infinity();
+    const bool yInfinite = ay == infinity();
+    const bool yNegative = y < 0.0;
+    const bool anyNan = detail::isNan(x) | detail::isNan(y);
+    const bool one = (y == 0.0) | (x == 1.0);
+    const bool vanishing = (ax < 1.0) == (y > 0.0); // |x|^(+-inf) = 0
+    const double zeroBase = yNegative ? infinity() : 0.0;
+    const double infiniteBase = yNegative ? 0.0 : infinity();
+    const double infiniteExponentOff1 = vanishing ? 0.0 : infinity();
+    const double infiniteExponent = ax == 1.0 ? 1.0 : infiniteExponentOff1;
+    double special = xZero ? zeroBase : 1.0;
+    special = xInfinite ? infiniteBase : special;
+    special = yInfinite ? infiniteExponent : special;
+    // x < 0 (finite, nonzero) with a non-integer y gives NaN: the sign bit as a mask (no ordered comparison of x).
+    const std::uint64_t negativeMask = 0 - (detail::bitsOf(x) >> 63);
+    const std::uint64_t nanMask = xZero | xInfinite | yInteger ? 0 : negativeMask & detail::kNanBits;
+    special = detail::fromBits(detail::bitsOf(special) | nanMask);
+    special = anyNan ? detail::quietNan() : special;
+    special = one ? 1.0 : special;
+
+    // y log|x| in double-double; beyond |y| = 2^900 (where Dekker's split would overflow) the result saturates
+    // anyway, and exp's argument is clamped to +-746, where it gives inf or 0.
+    const double yClamped = detail::fromBits(detail::bitsOf(0x1p900) | (detail::bitsOf(y) & detail::kSignBit));
+    const double ys = ay < 0x1p900 ? y : yClamped;
+    const detail::Pair l = detail::logPair(ax);
     const detail::Pair prod = detail::twoProd(ys, l.hi);
     const detail::Pair e = detail::fastTwoSum(prod.hi, prod.lo + ys * l.lo);
-    const bool clamp = e.hi > 710.0 || e.hi < -746.0;
-    const double magnitudeRegular = detail::expPair(clamp ? (e.hi > 0.0 ? 710.0 : -746.0) : e.hi, clamp ? 0.0 : e.lo);
-    const double saturatedValue = estimate > 0.0 ? infinity() : 0.0;
-
-    // The integer and parity of y (an infinite y counts as an even integer).
-    const bool yInteger = std::floor(y) == y;
-    const bool yOdd = yInteger && ay < 0x1p53 && std::floor(0.5 * y) != 0.5 * y;
-
-    // |x|^y where x or y is 0 or infinite.
-    double magnitude = saturated ? saturatedValue : magnitudeRegular;
-    if (ax == 0.0) {
-        magnitude = y < 0.0 ? infinity() : 0.0;
-    } else if (ax == infinity()) {
-        magnitude = y < 0.0 ? 0.0 : infinity();
-    } else if (ay == infinity()) {
-        magnitude = ax == 1.0 ? 1.0 : ((ax < 1.0) == (y > 0.0) ? 0.0 : infinity());
-    }
-
-    const bool negative = (detail::bitsOf(x) & detail::kSignBit) != 0;
-    double result = negative && yOdd ? -magnitude : magnitude;
-    if (negative && !yInteger && ax > 0.0 && ax < infinity()) {
-        result = detail::quietNan();
-    }
-    if (detail::isNan(x) || detail::isNan(y)) {
-        result = x + y;
-    }
-    return y == 0.0 || x == 1.0 ? 1.0 : result;
+    const bool outside = detail::absOf(e.hi) > 746.0;
+    const double edge = detail::fromBits(detail::bitsOf(746.0) | (detail::bitsOf(e.hi) & detail::kSignBit));
+    const double eHi = outside ? edge : e.hi;
+    const double eLo = outside ? detail::fromBits(detail::bitsOf(e.lo) & detail::kSignBit) : e.lo;
+    const double z = detail::expPair(eHi, eLo);
+    return detail::fromBits(detail::bitsOf(z * special) ^ signFlip);
 }
 
 namespace detail {
@@ -98,30 +120,30 @@ struct SinCos {
     double cos;
 };
 
-STRATA_HD inline SinCos sinCos(double x) {
-    const bool reducible = absOf(x) < 0x1p26; // false for inf and NaN
-    const Reduced red = reduceHalfPi(reducible ? x : 0.0);
-    const double s = sinKernel(red.r);
-    const double c = cosKernel(red.r);
-    // sin(n pi/2 + r) for n mod 4 = 0, 1, 2, 3: s, c, -s, -c; cos: c, -s, -c, s. One select and a sign flip each
-    // (nested selects would keep the compiler from vectorising a loop of calls).
+STRATA_HD STRATA_MATH_INLINE SinCos sinCos(double x) {
+    const bool reducible = absOf(x) < 0x1p26;                 // false for inf and NaN
+    const double invalid = reducible ? -0.0 : quietNan();     // y + -0 = y for every y, -0 included
+    const double signedZero = fromBits(bitsOf(x) & kSignBit); // not a constant: no path of its own
+    const Reduced red = reduceHalfPi(reducible ? x : signedZero);
+    // The kernels take r with the sign of x flipped off (sin is odd, cos even, and rounding to nearest is symmetric,
+    // so the bits are those of the kernels at r), and the sign goes back on the result: sin(-0) = -0 that way.
+    const std::uint64_t rSign = bitsOf(x) & kSignBit;
+    const Pair ar{fromBits(bitsOf(red.r.hi) ^ rSign), fromBits(bitsOf(red.r.lo) ^ rSign)};
+    const double s = sinKernel(ar);
+    const double c = cosKernel(ar);
+    // sin(n pi/2 + r) for n mod 4 = 0, 1, 2, 3: s, c, -s, -c; cos: c, -s, -c, s. Masks, not nested selects.
     const std::uint64_t q = static_cast<std::uint64_t>(red.quadrant);
-    const bool odd = (q & 1) != 0;
-    const std::uint64_t sinSign = (q & 2) << 62;
-    const std::uint64_t cosSign = ((q + 1) & 2) << 62;
-    SinCos out{fromBits(bitsOf(odd ? c : s) ^ sinSign), fromBits(bitsOf(odd ? s : c) ^ cosSign)};
-    if (!reducible) {
-        out = {quietNan(), quietNan()};
-    }
-    return out;
+    const std::uint64_t odd = 0 - (q & 1); // all ones for odd n
+    const std::uint64_t sinBits = (bitsOf(c) & odd) | (bitsOf(s) & ~odd);
+    const std::uint64_t cosBits = (bitsOf(s) & odd) | (bitsOf(c) & ~odd);
+    const std::uint64_t sinSign = ((q & 2) << 62) ^ (rSign & ~odd);
+    const std::uint64_t cosSign = (((q + 1) & 2) << 62) ^ (rSign & odd);
+    return {fromBits(sinBits ^ sinSign) + invalid, fromBits(cosBits ^ cosSign) + invalid};
 }
 } // namespace detail
 
-STRATA_HD inline double sin(double x) {
-    const double y = detail::sinCos(x).sin;
-    return x == 0.0 ? x : y; // keeps the sign of zero
-}
+STRATA_HD STRATA_MATH_INLINE double sin(double x) { return detail::sinCos(x).sin; }
 
-STRATA_HD inline double cos(double x) { return detail::sinCos(x).cos; }
+STRATA_HD STRATA_MATH_INLINE double cos(double x) { return detail::sinCos(x).cos; }
 
 } // namespace strata::math

@@ -11,9 +11,19 @@
 #include <bit>
 #endif
 
+// Inlined always: a call that stays a call keeps a loop of calls from vectorising, and GCC declines to inline the
+// larger of these functions where a translation unit calls them often.
+#if defined(__CUDACC__)
+#define STRATA_MATH_INLINE __forceinline__
+#elif defined(__GNUC__)
+#define STRATA_MATH_INLINE __attribute__((always_inline)) inline
+#else
+#define STRATA_MATH_INLINE inline
+#endif
+
 namespace strata::math::detail {
 
-STRATA_HD inline std::uint64_t bitsOf(double x) {
+STRATA_HD STRATA_MATH_INLINE std::uint64_t bitsOf(double x) {
 #if defined(__CUDA_ARCH__)
     return static_cast<std::uint64_t>(__double_as_longlong(x));
 #else
@@ -21,7 +31,7 @@ STRATA_HD inline std::uint64_t bitsOf(double x) {
 #endif
 }
 
-STRATA_HD inline double fromBits(std::uint64_t b) {
+STRATA_HD STRATA_MATH_INLINE double fromBits(std::uint64_t b) {
 #if defined(__CUDA_ARCH__)
     return __longlong_as_double(static_cast<long long>(b));
 #else
@@ -33,14 +43,16 @@ inline constexpr std::uint64_t kInfBits = 0x7ff0000000000000ull;
 inline constexpr std::uint64_t kNanBits = 0x7ff8000000000000ull;
 inline constexpr std::uint64_t kSignBit = 0x8000000000000000ull;
 
-STRATA_HD inline double infinity() { return fromBits(kInfBits); }
-STRATA_HD inline double quietNan() { return fromBits(kNanBits); }
-STRATA_HD inline double absOf(double x) { return fromBits(bitsOf(x) & ~kSignBit); }
-STRATA_HD inline bool isNan(double x) { return x != x; }
-STRATA_HD inline bool isFinite(double x) { return absOf(x) < infinity(); }
+STRATA_HD STRATA_MATH_INLINE double infinity() { return fromBits(kInfBits); }
+STRATA_HD STRATA_MATH_INLINE double quietNan() { return fromBits(kNanBits); }
+STRATA_HD STRATA_MATH_INLINE double absOf(double x) { return fromBits(bitsOf(x) & ~kSignBit); }
+STRATA_HD STRATA_MATH_INLINE bool isNan(double x) { return x != x; }
+STRATA_HD STRATA_MATH_INLINE bool isFinite(double x) { return absOf(x) < infinity(); }
 
 // 2^k for -1022 <= k <= 1023, built from the exponent field.
-STRATA_HD inline double powerOfTwo(std::int64_t k) { return fromBits(static_cast<std::uint64_t>(k + 1023) << 52); }
+STRATA_HD STRATA_MATH_INLINE double powerOfTwo(std::int64_t k) {
+    return fromBits(static_cast<std::uint64_t>(k + 1023) << 52);
+}
 
 // A double-double value hi + lo with |lo| <= ulp(hi) / 2.
 struct Pair {
@@ -49,7 +61,7 @@ struct Pair {
 };
 
 // hi + lo = a + b exactly, for any a, b (Knuth).
-STRATA_HD inline Pair twoSum(double a, double b) {
+STRATA_HD STRATA_MATH_INLINE Pair twoSum(double a, double b) {
     const double s = a + b;
     const double bv = s - a;
     const double av = s - bv;
@@ -57,20 +69,20 @@ STRATA_HD inline Pair twoSum(double a, double b) {
 }
 
 // hi + lo = a + b exactly when |a| >= |b| or a = 0 (Dekker).
-STRATA_HD inline Pair fastTwoSum(double a, double b) {
+STRATA_HD STRATA_MATH_INLINE Pair fastTwoSum(double a, double b) {
     const double s = a + b;
     return {s, b - (s - a)};
 }
 
 // a = hi + lo with both halves of at most 26 significant bits; |a| < 2^995.
-STRATA_HD inline Pair split(double a) {
+STRATA_HD STRATA_MATH_INLINE Pair split(double a) {
     const double c = 134217729.0 * a; // 2^27 + 1
     const double hi = c - (c - a);
     return {hi, a - hi};
 }
 
 // hi + lo = a * b exactly, without fma (Dekker); |a|, |b| < 2^995 and no underflow in the partial products.
-STRATA_HD inline Pair twoProd(double a, double b) {
+STRATA_HD STRATA_MATH_INLINE Pair twoProd(double a, double b) {
     const double p = a * b;
     const Pair as = split(a);
     const Pair bs = split(b);
@@ -79,7 +91,7 @@ STRATA_HD inline Pair twoProd(double a, double b) {
 }
 
 // (a.hi + a.lo) * (b.hi + b.lo) to about 2^-102 relative.
-STRATA_HD inline Pair mulPair(Pair a, Pair b) {
+STRATA_HD STRATA_MATH_INLINE Pair mulPair(Pair a, Pair b) {
     const Pair p = twoProd(a.hi, b.hi);
     return fastTwoSum(p.hi, p.lo + (a.hi * b.lo + a.lo * b.hi));
 }
@@ -91,17 +103,22 @@ inline constexpr double kLn2Lo = 0x1.ef35793c76730p-45;
 // log(x) = hi + lo to about 2^-100 relative, for positive finite x (normal or subnormal).
 // x = 2^k m with m in [sqrt(2)/2, sqrt(2)); log(m) = 2 atanh(s) with s = (m - 1) / (m + 1), |s| < 0.1716, by its
 // Taylor series in double-double for the leading terms s + s^3/3 and in double for the tail (s^5/5 ... s^25/25).
-STRATA_HD inline Pair logPair(double x) {
-    const bool subnormal = x < 0x1p-1022;
-    const double scaled = x * 0x1p54;
-    const double xs = subnormal ? scaled : x;
+STRATA_HD STRATA_MATH_INLINE Pair logPair(double x) {
+    // Selects only between constants or arguments, and integer arithmetic instead of integer comparisons, so that
+    // a loop of calls vectorises (a select whose arm holds floating-point work stops GCC under -ftrapping-math).
+    // Scaled by 2^54 or 2^-54, exactly, so that a subnormal x becomes normal. One select, whose value both uses
+    // read (a second select on the same condition lets the compiler split the loop body into two paths).
+    const double scale = x < 0x1p-500 ? 0x1p54 : 0x1p-54;
+    const double xs = x * scale;
     const std::uint64_t bits = bitsOf(xs);
     const std::uint64_t mantissa = bits & 0x000fffffffffffffull;
-    const bool upper = mantissa > 0x6a09e667f3bccull; // m would be above sqrt(2): halve it
-    const double m = fromBits(mantissa | (upper ? 0x3fe0000000000000ull : 0x3ff0000000000000ull));
-    // The biased exponent as a double without an integer conversion: 2^52 + e, less 2^52.
-    const double biased = fromBits(0x4330000000000000ull | (bits >> 52)) - 0x1p52;
-    const double k = biased - (subnormal ? 1023.0 + 54.0 : 1023.0) + (upper ? 1.0 : 0.0);
+    // 1 when m would be above sqrt(2) (mantissa field >= 0x6a09e667f3bcd): then m is halved and k raised by one.
+    const std::uint64_t upper = (mantissa + (0x0010000000000000ull - 0x6a09e667f3bcdull)) >> 52;
+    const double m = fromBits(mantissa | (0x3ff0000000000000ull - (upper << 52)));
+    // The biased exponent (+ upper) as a double without an integer conversion: 2^52 + e, less 2^52.
+    const double biased = fromBits(0x4330000000000000ull | ((bits >> 52) + upper)) - 0x1p52;
+    const double scaleExponent = fromBits(0x4330000000000000ull | (bitsOf(scale) >> 52)) - 0x1p52; // biased
+    const double k = biased - scaleExponent;
 
     const double f = m - 1.0; // exact (Sterbenz)
     const double dHi = 2.0 + f;
@@ -139,7 +156,7 @@ STRATA_HD inline Pair logPair(double x) {
 // hi + lo = k ln2 + r with k = round((hi + lo) / ln2), |r| <= ln2/2 (1 + 2^-40), r = r.hi + r.lo in double-double;
 // exp(r) = 1 + r + q with q = r^2/2! + ... + r^14/14! (Taylor; the next term is below 2^-62 relative), summed so that
 // only the last addition rounds at the result's precision.
-STRATA_HD inline double expPair(double hi, double lo) {
+STRATA_HD STRATA_MATH_INLINE double expPair(double hi, double lo) {
     constexpr double shifter = 0x1.8p52;
     const double t = hi * 0x1.71547652b82fep+0 + shifter; // 1/ln2
     const double n = t - shifter;
@@ -176,7 +193,7 @@ struct Reduced {
     std::int64_t quadrant; // n mod 4
 };
 
-STRATA_HD inline Reduced reduceHalfPi(double x) {
+STRATA_HD STRATA_MATH_INLINE Reduced reduceHalfPi(double x) {
     constexpr double shifter = 0x1.8p52;
     const double t = x * 0x1.45f306dc9c883p-1 + shifter; // 2/pi
     const double n = t - shifter;
@@ -190,7 +207,7 @@ STRATA_HD inline Reduced reduceHalfPi(double x) {
 }
 
 // sin(hi + lo) for |hi + lo| <= pi/4 + eps: r - r^3/6 in double-double, r^5/5! ... r^19/19! in double.
-STRATA_HD inline double sinKernel(Pair r) {
+STRATA_HD STRATA_MATH_INLINE double sinKernel(Pair r) {
     const double x = r.hi;
     const Pair z = twoProd(x, x);
     const Pair cubeParts = twoProd(z.hi, x);
@@ -212,7 +229,7 @@ STRATA_HD inline double sinKernel(Pair r) {
 }
 
 // cos(hi + lo) for |hi + lo| <= pi/4 + eps: 1 - r^2/2 in double-double, r^4/4! ... r^18/18! in double.
-STRATA_HD inline double cosKernel(Pair r) {
+STRATA_HD STRATA_MATH_INLINE double cosKernel(Pair r) {
     const double x = r.hi;
     const Pair z = twoProd(x, x);
     const double zh = z.hi;
