@@ -2,6 +2,7 @@
 // device it prints one line and reports "skipped" to CTest (exit code 77).
 #include "tests/core/lockstep_kernels.hpp"
 #include <strata/core/examples/nth_derivative.hpp>
+#include <strata/core/math.hpp>
 #include <strata/core/memory.hpp>
 #include <strata/core/threaded.hpp>
 
@@ -154,6 +155,49 @@ void collectives() {
            "block collectives (lockstep and threaded), domain 100, bit-identical to Serial");
 }
 
+// strata::math on the device: exp, log, pow with the model's exponents, sin and cos of each argument.
+struct ElementaryFunctionsKernel {
+    static constexpr uint32_t functions = 6;
+    template <class W>
+    STRATA_HD void operator()(W const& worker, double const* x, double* out, uint32_t n) const {
+        constexpr uint32_t dom = W::blockDomSize();
+        for (uint32_t b = worker.blockDomIdx(); b * dom < n; b += worker.gridDomSize()) {
+            ls::makeForEach(worker)([&](uint32_t i) {
+                uint32_t const g = b * dom + i;
+                if (g < n) {
+                    double const v = x[g];
+                    double const a = math::sqrt(v * v); // |v|, positive arguments of log and pow
+                    double* o = out + functions * g;
+                    o[0] = math::exp(v);
+                    o[1] = math::log(a);
+                    o[2] = math::pow(a, 0.2857142857142857);
+                    o[3] = math::pow(a, 0.1364);
+                    o[4] = math::sin(v);
+                    o[5] = math::cos(v);
+                }
+            });
+        }
+    }
+};
+
+void elementaryFunctions() {
+    constexpr uint32_t n = 20000;
+    std::vector<double> x(n), out(ElementaryFunctionsKernel::functions * n);
+    for (uint32_t k = 0; k < n; ++k) { // [-745, 709] and a quarter of them in [-1, 1]
+        double const u = static_cast<double>((k * 2654435761u) % 1000003u) / 1000003.0;
+        x[k] = k % 4 == 0 ? 2.0 * u - 1.0 : -745.0 + 1454.0 * u;
+    }
+    x[0] = 0.0;
+    x[1] = -0.0;
+    x[2] = 4.9406564584124654e-324;
+    ls::launch(core::Serial{}, ls::config<128>(16), ElementaryFunctionsKernel{}, x.data(), out.data(), n);
+    core::Buffer<double> dX(n, core::MemSpace::Cuda), dOut(out.size(), core::MemSpace::Cuda);
+    std::copy(x.begin(), x.end(), dX.host().begin());
+    dX.toDevice();
+    ls::launch(core::Cuda{}, ls::config<128>(16), ElementaryFunctionsKernel{}, dX.device(), dOut.device(), n);
+    expect(same(out, dOut), "strata::math exp, log, pow, sin, cos: bit-identical to Serial");
+}
+
 } // namespace
 
 int main() {
@@ -166,5 +210,6 @@ int main() {
     reduceScan();
     nthDerivative();
     collectives();
+    elementaryFunctions();
     return failures == 0 ? 0 : 1;
 }
