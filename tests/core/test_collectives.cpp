@@ -353,6 +353,27 @@ TEST_CASE("the Brent-Kung scan is exact on integers at every size from 1 to 300"
     }
 }
 
+TEST_CASE("one worker's evaluation in index order gives the tree's and Brent-Kung's bits at every size from 1 to 300",
+          "[lockstep][collectives]") {
+    std::mt19937_64 rng(42);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    for (uint32_t n = 1; n <= 300; ++n) {
+        INFO("n = " << n);
+        std::vector<double> x(n);
+        for (auto& v : x)
+            v = unit(rng) * std::pow(10.0, static_cast<int>(rng() % 7) - 3);
+        ls::detail::OrderedTree<double, 300> tree;
+        auto const scan = ls::detail::serialScan(x, ls::Plus{});
+        for (uint32_t k = 0; k < n; ++k) {
+            tree.push(x[k], ls::Plus{});
+            double const prefix = tree.inclusivePrefix();
+            REQUIRE(std::memcmp(&prefix, &scan[k], sizeof(double)) == 0);
+        }
+        double const total = tree.total(ls::Plus{}), expected = ls::detail::serialTreeReduce(x, ls::Plus{});
+        REQUIRE(std::memcmp(&total, &expected, sizeof(double)) == 0);
+    }
+}
+
 // ---- Misuse, caught by the checking backend ----------------------------------------------------------------------
 
 namespace {

@@ -25,10 +25,11 @@
 //           then a down-sweep (s from the up-sweep's largest down to 1: a[i] = op(a[i - s], a[i]) for i = 3s - 1,
 //           5s - 1, ... < N).
 // `detail::serialTreeReduce` and `detail::serialScan` below evaluate the same orders on host arrays. For floating-point
-// `+` these differ from a left-to-right sum (the tree's rounding is typically smaller, never the same order).
+// `+` these are not a left-to-right sum: {1, 1e100, -1e100, 1} sums to 0, not 1.
 //
-// One step of the tree is one sync: a reduction costs ceil(log2 N) + 2 syncs, a scan about 2 log2 N + 2, a broadcast
-// 2. On Serial and OpenMP a sync does nothing and the tree is a loop over N - 1 pairs. On Threads each of those syncs
+// With several workers one step of the tree is one sync: a reduction costs ceil(log2 N) + 2 syncs, a scan about
+// 2 log2 N + 2, a broadcast 2. With one (oneWorkerPerBlock: Serial, OpenMP) the worker evaluates the same orders as it
+// walks the elements, without the scratch or syncs (detail::pairwiseTree, detail::OrderedTree). On Threads each sync
 // names the collective and its call site, so workers that meet at a barrier from different collectives (one inside a
 // branch, one not reached by every worker) are reported with both sites.
 #pragma once
@@ -212,6 +213,66 @@ std::vector<T> serialScan(std::vector<T> a, Op const& op) {
 
 namespace detail {
 
+STRATA_HD constexpr uint32_t powerOfTwoAtLeast(uint32_t n) {
+    uint32_t w = 1;
+    while (w < n)
+        w *= 2;
+    return w;
+}
+
+// The pairwise tree's value over [lo, lo + W) cut at n, for one worker that reads any element (W a power of two,
+// lo < n): the tree's level W/2 joins the two halves when the right one exists. T(0, bit_ceil(n)) is the reduction.
+template <uint32_t W, class T, class Get, class Op>
+STRATA_HD T pairwiseTree(uint32_t lo, uint32_t n, Get const& get, Op const& op) {
+    if constexpr (W == 1) {
+        return get(lo);
+    } else {
+        T const left = pairwiseTree<W / 2, T>(lo, n, get, op);
+        if (lo + W / 2 >= n) return left;
+        return op(left, pairwiseTree<W / 2, T>(lo + W / 2, n, get, op));
+    }
+}
+
+// The same orders evaluated by one worker that sees the elements in index order (Serial, OpenMP), without the scratch:
+// a binary counter of complete blocks (block d combines 2^k consecutive elements by the pairwise tree). Pushing an
+// element merges the equal-sized blocks on top, as the tree's levels do; the reduction is the blocks combined from the
+// top (the smallest, rightmost) down, which is how the tree joins a domain that is not a power of two; and the
+// Brent-Kung prefix of the elements so far is the blocks folded from the bottom, kept per block as `prefix`.
+template <class T, uint32_t N>
+struct OrderedTree {
+    static constexpr uint32_t maxDepth = 33;
+    T block[maxDepth];
+    T prefix[maxDepth];
+    uint32_t size[maxDepth];
+    uint32_t depth = 0;
+
+    template <class Op>
+    STRATA_HD void push(T value, Op const& op) {
+        uint32_t width = 1;
+        while (depth > 0 && size[depth - 1] == width) {
+            value = op(block[depth - 1], value);
+            width *= 2;
+            --depth;
+        }
+        block[depth] = value;
+        size[depth] = width;
+        prefix[depth] = depth == 0 ? value : op(prefix[depth - 1], value);
+        ++depth;
+    }
+    STRATA_HD T const& inclusivePrefix() const { return prefix[depth - 1]; }
+    template <class Op>
+    STRATA_HD T total(Op const& op) const {
+        T acc = block[depth - 1];
+        for (uint32_t d = depth - 1; d-- > 0;)
+            acc = op(block[d], acc);
+        return acc;
+    }
+};
+
+} // namespace detail
+
+namespace detail {
+
 // The collectives' bodies, shared by the lockstep and threaded front ends: `load(idx)` gives element idx's value,
 // `emit(idx, value)` takes element idx's scan result. Each body starts by writing every element into the scratch and
 // ends with a sync after its last read of it.
@@ -221,6 +282,11 @@ STRATA_HD T reduceCore(TForEach const& forEach, Scratch const& scratch, Load con
     constexpr uint32_t n = TForEach::domSize;
     requireScratch(scratch, n, site);
     auto const& worker = forEach.worker();
+    if constexpr (std::remove_cvref_t<decltype(worker)>::BackendType::oneWorkerPerBlock) {
+        // One worker owns every element, element i in slot i.
+        auto const get = [&](uint32_t i) { return load(typename TForEach::IdxType{i, i, {}}); };
+        return pairwiseTree<powerOfTwoAtLeast(n), T>(0, n, get, op);
+    }
     forEach([&](typename TForEach::IdxType const& idx) { scratch[idx.lin()] = load(idx); });
     collectiveSync(worker, site);
     treeReduceInPlace<T>(worker, scratch, n, op, site);
@@ -236,6 +302,20 @@ STRATA_HD void scanCore(TForEach const& forEach, Scratch const& scratch, Load co
     constexpr uint32_t n = TForEach::domSize;
     requireScratch(scratch, n, site);
     auto const& worker = forEach.worker();
+    if constexpr (std::remove_cvref_t<decltype(worker)>::BackendType::oneWorkerPerBlock) {
+        OrderedTree<T, n> tree;
+        forEach([&](typename TForEach::IdxType const& idx) {
+            if constexpr (Exclusive) {
+                T const before = idx.lin() == 0 ? init : tree.inclusivePrefix();
+                tree.push(load(idx), op);
+                emit(idx, before);
+            } else {
+                tree.push(load(idx), op);
+                emit(idx, tree.inclusivePrefix());
+            }
+        });
+        return;
+    }
     forEach([&](typename TForEach::IdxType const& idx) { scratch[idx.lin()] = load(idx); });
     collectiveSync(worker, site);
     scanInPlace<T>(worker, scratch, n, op, site);
@@ -253,6 +333,13 @@ template <class T, class TForEach, class Scratch, class Load>
 STRATA_HD T broadcastCore(TForEach const& forEach, Scratch const& scratch, uint32_t k, Load const& load,
                           CollectiveSite const& site) {
     requireScratch(scratch, 1, site);
+    if constexpr (std::remove_cvref_t<decltype(forEach.worker())>::BackendType::oneWorkerPerBlock) {
+        T result{};
+        forEach([&](typename TForEach::IdxType const& idx) {
+            if (idx.lin() == k) result = load(idx);
+        });
+        return result;
+    }
     forEach([&](typename TForEach::IdxType const& idx) {
         if (idx.lin() == k) scratch[0] = load(idx);
     });
