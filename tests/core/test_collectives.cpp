@@ -353,7 +353,8 @@ TEST_CASE("the Brent-Kung scan is exact on integers at every size from 1 to 300"
     }
 }
 
-TEST_CASE("one worker's evaluation in index order gives the tree's and Brent-Kung's bits at every size from 1 to 300",
+TEST_CASE("one worker's evaluations (in index order, recursive) give the tree's and Brent-Kung's bits at every size "
+          "from 1 to 300",
           "[lockstep][collectives]") {
     std::mt19937_64 rng(42);
     std::uniform_real_distribution<double> unit(-1.0, 1.0);
@@ -371,6 +372,9 @@ TEST_CASE("one worker's evaluation in index order gives the tree's and Brent-Kun
         }
         double const total = tree.total(ls::Plus{}), expected = ls::detail::serialTreeReduce(x, ls::Plus{});
         REQUIRE(std::memcmp(&total, &expected, sizeof(double)) == 0);
+        double const recursive = ls::detail::pairwiseTree<512, double>(
+            0, n, [&](uint32_t k) { return x[k]; }, ls::Plus{});
+        REQUIRE(std::memcmp(&recursive, &expected, sizeof(double)) == 0);
     }
 }
 

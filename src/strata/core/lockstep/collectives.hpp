@@ -9,7 +9,7 @@
 //     bool  anyOf / allOf(forEach, scratch, flags)        flags: a context variable of bool, scratch of bool
 //     Var   inclusiveScan(forEach, scratch, var, op)     element i: var[0] op var[1] op ... op var[i]
 //     Var   exclusiveScan(forEach, scratch, var, init, op)   element 0: init, element i > 0: the inclusive scan's i-1
-//     T     broadcast(forEach, scratch, var, k)          element k's value, on every worker
+//     T     broadcast(forEach, scratch, var, k)          element k's value, on every worker (k in the domain)
 //
 // `op(a, b)` must be associative; it need not be commutative: the left operand always holds lower indices. Each
 // collective returns on every worker with the result (a value, or a context variable over the same domain) and leaves
