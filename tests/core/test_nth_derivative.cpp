@@ -48,6 +48,26 @@ struct Greedy {
     }
 };
 
+// The two-level form with its shared memory declared by the body, once: `struct Shared` sizes the block.
+template <int N>
+struct TwoLevelDeclaredBody {
+    double const* matrix;
+    double* result;
+    struct Shared {
+        double column[rows];
+        double half[rows];
+    };
+    template <class Ctx>
+    void operator()(Ctx& ctx, uint32_t j) const {
+        auto column = ctx.sharedArray(&Shared::column);
+        auto half = ctx.sharedArray(&Shared::half);
+        ctx.syncInterdependent([&](uint32_t i) { column[i] = matrix[j * rows + i]; });
+        ctx.syncInterdependent([&](uint32_t i) { half[i] = examples::nthDerivative<N / 2, rows>(column, i); });
+        ctx.syncInterdependent(
+            [&](uint32_t i) { result[j * rows + i] = examples::nthDerivative<N - N / 2, rows>(half, i); });
+    }
+};
+
 bool bitIdentical(std::vector<double> const& x, std::vector<double> const& y) {
     return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
 }
@@ -95,10 +115,21 @@ TEST_CASE("n-th derivative: results are identical across backends", "[threaded][
     }
 }
 
-TEST_CASE("threaded: asking for more shared memory than reserved is an error naming both sizes", "[threaded]") {
+TEMPLATE_TEST_CASE("threaded: a body's struct Shared sizes the block, with no bytes stated at the call",
+                   "[threaded][nth-derivative]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
     auto const matrix = makeMatrix();
-    std::vector<double> out(matrix.size());
-    REQUIRE_THROWS_WITH(threaded::threaded(core::Serial{}, threaded::independent(3),
+    std::vector<double> declared(matrix.size(), NAN), reserved(matrix.size(), NAN);
+    threaded::threaded(backend, threaded::independent(cols), threaded::interdependent<rows>(),
+                       TwoLevelDeclaredBody<4>{matrix.data(), declared.data()});
+    examples::runNthDerivative<rows>(backend, 4, NthDerivativeForm::TwoLevel, matrix.data(), reserved.data(), cols);
+    REQUIRE(bitIdentical(declared, reserved));
+}
+
+TEMPLATE_TEST_CASE("threaded: asking for more shared memory than reserved is an error naming both sizes", "[threaded]",
+                   STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    REQUIRE_THROWS_WITH(threaded::threaded(backend, threaded::independent(3),
                                            threaded::interdependent<rows>(threaded::sharedBytesFor<double, rows>(1)),
                                            Greedy{}),
                         Catch::Matchers::Contains("1600") && Catch::Matchers::Contains("800"));

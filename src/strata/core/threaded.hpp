@@ -11,9 +11,13 @@
 //     ctx.syncInterdependent2D(outer, inner, f);         // f(o, i) for o * inner + i < outer * inner, then syncs
 //
 // (or in a walk of the workers' own, lockstep::forEachInRange2D, that such a step follows before anything reads
-// what it wrote)
-// and shared arrays come from `ctx.staticSharedArray<T, M>()`, carved in order from the `sharedBytes` reserved at the
-// call (asking for more is an error naming both numbers). Without an interdependent axis,
+// what it wrote).
+//
+// Shared memory is declared once, by the body: a `struct Shared { double column[NRows]; ... };` member sizes the
+// block's static shared memory, and `ctx.sharedArray(&Shared::column)` / `ctx.sharedVar(&Shared::x)` view it (the
+// `sharedBytes` argument is then left out). The older form reserves bytes at the call and carves them in order with
+// `ctx.staticSharedArray<T, M>()`; asking for more than was reserved is an error naming both numbers, on every
+// backend (an exception on the CPU ones, a trap on a GPU). Without an interdependent axis,
 //
 //     threaded(backend, independent(n), body);           // body(i) for every i, no shared memory, no syncs
 //
@@ -82,6 +86,17 @@ public:
         m_worker.sync();
     }
 
+    // The body's own shared memory, declared as a `struct Shared` member of the body: it sizes the block (static
+    // shared memory, as a lockstep kernel's `Shared` does), so the budget is stated once, by the type.
+    template <class S, class T, std::size_t M>
+    STRATA_HD auto sharedArray(T (S::*member)[M]) const {
+        return lockstep::sharedArray(m_worker, member);
+    }
+    template <class S, class T>
+    STRATA_HD auto sharedVar(T S::*member) const {
+        return lockstep::sharedVar(m_worker, member);
+    }
+
     template <class T, uint32_t M>
     STRATA_HD auto staticSharedArray() {
         std::size_t const offset = m_used;
@@ -112,8 +127,17 @@ private:
 
 namespace detail {
 
+// A body's `struct Shared`, passed on to the kernel that runs it, so that the launch gives the block that much static
+// shared memory on every backend.
+template <class Body>
+struct BodyShared {};
+template <lockstep::detail::HasShared Body>
+struct BodyShared<Body> {
+    using Shared = typename Body::Shared;
+};
+
 template <uint32_t N, class Body>
-struct InterdependentKernel {
+struct InterdependentKernel : BodyShared<Body> {
     static constexpr uint32_t blockDomSize = N;
 
     template <class TWorker>
