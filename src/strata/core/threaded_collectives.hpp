@@ -1,7 +1,8 @@
 // Block collectives in the `threaded` front end: over the interdependent axis 0..N-1 of a `threaded` body.
 //
-//     auto scratch = ctx.template staticSharedArray<double, N>();     // counted in interdependent<N>(bytes):
-//                                                                     // collectiveBytes<double, N>()
+//     auto scratch = ctx.sharedArray(&Shared::scratch);               // a member double scratch[N] of the body's
+//                                                                     // struct Shared, or from reserved bytes:
+//     auto scratch = ctx.template staticSharedArray<double, N>();     // collectiveBytes<double, N>() of them
 //     double total = threaded::reduce(ctx, scratch, [&](uint32_t k) { return column[k]; }, lockstep::Plus{});
 //     threaded::inclusiveScan(ctx, scratch, value, [&](uint32_t k, double s) { p[k] = s; }, lockstep::Plus{});
 //     threaded::exclusiveScan(ctx, scratch, value, 0.0, emit, lockstep::Plus{});
