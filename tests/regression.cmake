@@ -3,7 +3,8 @@
 # below. `scripts/bless` regenerates the references on purpose.
 #
 # Tolerance against the reference: rtol 1e-10, atol 1e-12 (|a - b| <= atol + rtol |b|). The reference was written by
-# this code on x86-64 with GCC; a different compiler or libm may change the last bits of exp/log/pow.
+# this code on x86-64 with GCC; the model's exp, log, pow, sin and cos are strata::math's, not libm's, so only a
+# compiler that breaks the floating-point contract (contraction into FMA, -ffast-math) changes their last bits.
 set(STRATA_REGRESSION_DIR ${CMAKE_BINARY_DIR}/regression)
 set(STRATA_REFERENCE_DIR ${PROJECT_SOURCE_DIR}/data/reference)
 

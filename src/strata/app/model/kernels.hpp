@@ -3,6 +3,7 @@
 #pragma once
 
 #include <strata/core/lockstep.hpp>
+#include <strata/core/math.hpp>
 #include <strata/operators/engine.hpp>
 #include <strata/operators/field.hpp>
 
@@ -78,7 +79,7 @@ struct Thermo {
     double rd, kappa, p0;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
         rho(c, k) = p(c, k) / (rd * T(c, k));
-        exner(c, k) = pow(p(c, k) / p0, kappa);
+        exner(c, k) = math::pow(p(c, k) / p0, kappa);
     }
 };
 

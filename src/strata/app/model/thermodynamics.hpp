@@ -10,6 +10,7 @@
 
 #include <strata/app/model/state.hpp>
 #include <strata/core/config.hpp>
+#include <strata/core/math.hpp>
 
 #include <cmath>
 
@@ -21,7 +22,7 @@ inline constexpr double t0 = 273.16;           // K
 inline constexpr double waterDensity = 1000.0; // kg m-3
 
 STRATA_HD inline double saturationHumidity(double T, double p) {
-    return constants::epsilon * e0 / p * exp(-(latentHeat / constants::rv) * (1.0 / T - 1.0 / t0));
+    return constants::epsilon * e0 / p * math::exp(-(latentHeat / constants::rv) * (1.0 / T - 1.0 / t0));
 }
 
 // The condensed amount dq >= 0 that brings (T, q) at pressure p to saturation, linearised around T (RJ12 eq. 8).
@@ -34,7 +35,7 @@ STRATA_HD inline double condensation(double T, double q, double p) {
 
 STRATA_HD inline double seaSurfaceTemperature(double latitudeDegrees) {
     double const x = latitudeDegrees / 26.0;
-    return 29.0 * exp(-0.5 * x * x) + 271.0;
+    return 29.0 * math::exp(-0.5 * x * x) + 271.0;
 }
 
 } // namespace strata::app::moist

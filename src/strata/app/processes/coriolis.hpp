@@ -3,6 +3,7 @@
 
 #include <strata/app/model/process.hpp>
 #include <strata/app/processes/detail/stability.hpp>
+#include <strata/core/math.hpp>
 
 #include <cmath>
 #include <numbers>
@@ -62,7 +63,7 @@ public:
     }
 
     static double coriolisParameter(double latitudeDegrees) {
-        return 2.0 * constants::omega * std::sin(latitudeDegrees * std::numbers::pi / 180.0);
+        return 2.0 * constants::omega * math::sin(latitudeDegrees * std::numbers::pi / 180.0);
     }
 
     std::string name() const override { return std::string(Settings::process); }

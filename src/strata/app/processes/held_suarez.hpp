@@ -4,6 +4,7 @@
 
 #include <strata/app/model/process.hpp>
 #include <strata/app/processes/detail/stability.hpp>
+#include <strata/core/math.hpp>
 
 #include <string>
 #include <utility>
@@ -58,10 +59,10 @@ struct HeldSuarezCoefficients {
     HeldSuarezSettings cfg;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
         double const phi = latitude[c] * 3.14159265358979323846 / 180.0;
-        double const s = sin(phi), co = cos(phi);
+        double const s = math::sin(phi), co = math::cos(phi);
         double const pr = p(c, k) / cfg.p0;
-        double const t =
-            (cfg.tMax - cfg.deltaTy * s * s - cfg.deltaThetaZ * log(pr) * co * co) * pow(pr, constants::kappa);
+        double const t = (cfg.tMax - cfg.deltaTy * s * s - cfg.deltaThetaZ * math::log(pr) * co * co) *
+                         math::pow(pr, constants::kappa);
         teq(c, k) = t > cfg.tMin ? t : cfg.tMin;
         double const sigma = p(c, k) / pFace(c, 0);
         double const above = (sigma - cfg.sigmaB) / (1.0 - cfg.sigmaB);

@@ -28,6 +28,7 @@
 #include <strata/app/model/process.hpp>
 #include <strata/app/model/thermodynamics.hpp>
 #include <strata/app/processes/detail/precipitation.hpp>
+#include <strata/core/math.hpp>
 
 #include <cmath>
 #include <string>
@@ -37,11 +38,11 @@ namespace strata::app {
 
 namespace kessler {
 STRATA_HD inline double saturationHumidity(double T, double p) {
-    return 3.8 / (0.01 * p) * exp(17.27 * (T - 273.0) / (T - 36.0));
+    return 3.8 / (0.01 * p) * math::exp(17.27 * (T - 273.0) / (T - 36.0));
 }
 // Terminal velocity of rain (m/s) for rain mass density rho qr (kg m-3), at density rho below a surface density rhoS.
 STRATA_HD inline double terminalVelocity(double rhoQr, double rho, double rhoS) {
-    return 36.34 * pow(0.001 * (rhoQr > 0 ? rhoQr : 0.0), 0.1364) * sqrt(rhoS / rho);
+    return 36.34 * math::pow(0.001 * (rhoQr > 0 ? rhoQr : 0.0), 0.1364) * sqrt(rhoS / rho);
 }
 } // namespace kessler
 
@@ -69,7 +70,7 @@ struct KesslerKernel {
         double qcv = qc(c, k) * perDry, qrv = qr(c, k) * perDry, qv = q(c, k) * perDry, t = T(c, k);
         // Autoconversion and accretion (implicit in qr: DCMIP 2016).
         double const auto0 = qcv - 0.001 > 0 ? 0.001 * (qcv - 0.001) : 0.0;
-        double const qrprod = qcv - (qcv - dt * auto0) / (1.0 + dt * 2.2 * pow(qrv, 0.875));
+        double const qrprod = qcv - (qcv - dt * auto0) / (1.0 + dt * 2.2 * math::pow(qrv, 0.875));
         qcv = qcv - qrprod;
         qrv = qrv + qrprod;
         // Saturation adjustment.
@@ -78,9 +79,9 @@ struct KesslerKernel {
         double const prod = (qv - qvs) / (1.0 + (moist::latentHeat / constants::cp) * dqvsdT);
         // Evaporation of rain, limited by the rain present and by the deficit left after cloud water evaporates.
         double const rq = rhat * qrv > 0 ? rhat * qrv : 0.0;
-        double const vent = 1.6 + 124.9 * pow(rq, 0.2046);
+        double const vent = 1.6 + 124.9 * math::pow(rq, 0.2046);
         double const deficit = qvs - qv > 0 ? (qvs - qv) / (rhat * qvs) : 0.0;
-        double ern = dt * vent * pow(rq, 0.525) / (2.55e6 / (pmb * qvs) + 5.4e5) * deficit;
+        double ern = dt * vent * math::pow(rq, 0.525) / (2.55e6 / (pmb * qvs) + 5.4e5) * deficit;
         double const room = -prod - qcv > 0 ? -prod - qcv : 0.0;
         ern = ern < room ? ern : room;
         ern = ern < qrv ? ern : qrv;

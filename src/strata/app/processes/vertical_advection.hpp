@@ -4,6 +4,7 @@
 
 #include <strata/app/model/process.hpp>
 #include <strata/app/processes/detail/stability.hpp>
+#include <strata/core/math.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -63,7 +64,7 @@ struct SubsidenceProfile {
     double const* zf;
     double wMax, top, zBottom;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
-        w(c, k) = wMax * sin(3.14159265358979323846 * (zf[k] - zBottom) / (top - zBottom));
+        w(c, k) = wMax * math::sin(3.14159265358979323846 * (zf[k] - zBottom) / (top - zBottom));
     }
 };
 
@@ -268,7 +269,7 @@ private:
     // The amplitude at time t: steady, or wMax sin(pi t / duration) until `duration`, then 0.
     double amplitude(double t) const {
         if (m_cfg.duration <= 0) return m_cfg.wMax;
-        return t < m_cfg.duration ? m_cfg.wMax * std::sin(std::numbers::pi * t / m_cfg.duration) : 0.0;
+        return t < m_cfg.duration ? m_cfg.wMax * math::sin(std::numbers::pi * t / m_cfg.duration) : 0.0;
     }
 
     // rho0 w on faces and its divergence d/dz(rho0 w) on centers, from the velocity just set. The divergence is the

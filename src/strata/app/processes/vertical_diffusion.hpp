@@ -6,6 +6,7 @@
 #include <strata/app/model/implicit_diffusion.hpp>
 #include <strata/app/model/process.hpp>
 #include <strata/app/processes/detail/stability.hpp>
+#include <strata/core/math.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -131,7 +132,7 @@ struct DiffusivityProfile {
     double surface, free, height;
     bool boundaryLayer;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
-        K(c, k) = boundaryLayer ? free + (surface - free) * exp(-zf[k] / height) : surface;
+        K(c, k) = boundaryLayer ? free + (surface - free) * math::exp(-zf[k] / height) : surface;
     }
 };
 
@@ -144,7 +145,7 @@ struct ReedJablonowskiDecay {
     FaceConst pFace;
     STRATA_HD void operator()(uint32_t c, uint32_t k) const {
         double const above = (85000.0 - pFace(c, k)) / 10000.0;
-        decay(c, k) = pFace(c, k) >= 85000.0 ? 1.0 : exp(-above * above);
+        decay(c, k) = pFace(c, k) >= 85000.0 ? 1.0 : math::exp(-above * above);
     }
 };
 struct ReedJablonowskiDiffusivity {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <strata/core/config.hpp>
+#include <strata/core/math.hpp>
 #include <strata/operators/field.hpp>
 #include <strata/operators/grid.hpp>
 
@@ -11,6 +12,16 @@
 #include <type_traits>
 
 namespace strata::ops::detail {
+
+// exp as the model computes it: strata::math's (the same bits on every backend) for double, the platform's otherwise.
+template <class T>
+STRATA_HD T exponential(T x) {
+    if constexpr (std::is_same_v<T, double>) {
+        return math::exp(x);
+    } else {
+        return std::exp(x);
+    }
+}
 
 // A per-column input as kernels see it: `values[col]`, or `scalar` in every column when `values` is null.
 template <class T>
@@ -252,8 +263,8 @@ struct HydrostaticPressureBody {
         for (uint32_t k = 0; k < temperature.levels; ++k) {
             T const dz = static_cast<T>(grid.dzCenter[k]);
             T const rt = gasConstant * temperature(col, k);
-            pCenter(col, k) = p * std::exp(-(gravity * (dz / T(2))) / rt);
-            p = p * std::exp(-(gravity * dz) / rt);
+            pCenter(col, k) = p * exponential(-(gravity * (dz / T(2))) / rt);
+            p = p * exponential(-(gravity * dz) / rt);
             pFace(col, k + 1) = p;
         }
     }
@@ -264,8 +275,8 @@ struct HydrostaticPressureBody {
     STRATA_HD void stage(uint32_t col, uint32_t k, S const& a, S const& b, uint32_t i) const {
         T const dz = static_cast<T>(grid.dzCenter[k]);
         T const rt = gasConstant * temperature(col, k);
-        a[i] = std::exp(-(gravity * (dz / T(2))) / rt);
-        b[i] = std::exp(-(gravity * dz) / rt);
+        a[i] = exponential(-(gravity * (dz / T(2))) / rt);
+        b[i] = exponential(-(gravity * dz) / rt);
     }
     template <class S>
     STRATA_HD void scan(uint32_t col, S const& a, S const& b, uint32_t base) const {
