@@ -240,3 +240,27 @@ TEST_CASE("sin and cos within 1 ulp for |x| < 2^26", "[math][accuracy]") {
     REQUIRE(worstSin.error <= 1.0);
     REQUIRE(worstCos.error <= 1.0);
 }
+
+TEST_CASE("the ulp measure sees an error of 2 ulps and one of a dropped series term", "[math][accuracy]") {
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> all(-700.0, 700.0);
+    Worst twoUlps{"exp+2"};
+    Worst dropped{"exp-t"};
+    for (int i = 0; i < 1000; ++i) {
+        const double x = all(rng);
+        Big in, out;
+        mpfr_set_d(in.v, x, MPFR_RNDN);
+        mpfr_exp(out.v, in.v, MPFR_RNDN);
+        const double y = sm::exp(x);
+        twoUlps.record(ulpError(std::nextafter(std::nextafter(y, 0.0), 0.0), out.v), out.v, x);
+        // exp(x) = 2^k exp(r) without r^8/8!: the error of a series one term short (|r| <= ln2/2).
+        const double k = std::nearbyint(x / std::numbers::ln2);
+        const double r = (x - k * 0x1.62e42fefa3800p-1) - k * 0x1.ef35793c76730p-45;
+        dropped.record(ulpError(std::ldexp(sm::exp(r) - std::pow(r, 8) / 40320.0, static_cast<int>(k)), out.v), out.v,
+                       x);
+    }
+    twoUlps.report();
+    dropped.report();
+    REQUIRE(twoUlps.error >= 1.5);
+    REQUIRE(dropped.error > 1.0);
+}
