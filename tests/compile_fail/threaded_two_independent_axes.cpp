@@ -1,4 +1,4 @@
-// threaded takes one independent axis: two are flattened into one and split in the body.
+// threaded takes its independent axes in one independent(...): two of them are one call with two extents.
 #include <strata/core/threaded.hpp>
 
 #include <cstdint>
@@ -6,10 +6,8 @@
 namespace th = strata::threaded;
 using strata::core::Serial;
 
-struct Flat {
-    uint32_t ni;
-    void operator()(uint32_t k) const {
-        uint32_t const i = k % ni, j = k / ni;
+struct TwoIndices {
+    void operator()(uint32_t i, uint32_t j) const {
         (void)i;
         (void)j;
     }
@@ -17,8 +15,8 @@ struct Flat {
 
 int main() {
 #if defined(STRATA_COMPILE_FAIL)
-    th::threaded(Serial{}, th::independent(3), th::independent(5), Flat{3});
+    th::threaded(Serial{}, th::independent(3), th::independent(5), TwoIndices{});
 #else
-    th::threaded(Serial{}, th::independent(3 * 5), Flat{3});
+    th::threaded(Serial{}, th::independent(3, 5), TwoIndices{});
 #endif
 }

@@ -21,19 +21,22 @@
 //
 //     threaded(backend, independent(n), body);           // body(i) for every i, no shared memory, no syncs
 //
-// is a plain parallel loop. Bodies are functors (on CUDA: non-generic, or functor structs with a template
-// operator()), called on every backend with the same arguments.
+// is a plain parallel loop. `independent(ni, nj)` or `independent(ni, nj, nk)` gives several independent axes, the
+// body one index per axis (`body(i, j)`, `body(ctx, i, j)`), the first the fastest. Bodies are functors (on CUDA:
+// non-generic, or functor structs with a template operator()), called on every backend with the same arguments.
 //
 // A call of another shape (two axes of a kind, the axes swapped or missing, a body that takes the interdependent
 // index or no context, a mutable body) does not compile, with a message that says what to write instead
 // (tests/compile_fail/threaded_*.cpp).
 #pragma once
 
+#include <strata/core/error.hpp>
 #include <strata/core/lockstep.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -43,6 +46,17 @@ struct Independent {
     uint32_t count;
 };
 inline Independent independent(uint32_t count) { return {count}; }
+
+// Two or three independent axes: the body takes one index per axis, body(i, j) or body(ctx, i, j) (and k), with the
+// first axis the fastest, as the flattened loop `i = f % ni, j = (f / ni) % nj, k = f / (ni nj)` would take them.
+// The product of the extents must fit in 32 bits (checked at the call).
+template <uint32_t D>
+struct IndependentAxes {
+    static_assert(D == 2 || D == 3, "threaded: independent(...) takes one, two or three extents");
+    uint32_t extent[D];
+};
+inline IndependentAxes<2> independent(uint32_t ni, uint32_t nj) { return {{ni, nj}}; }
+inline IndependentAxes<3> independent(uint32_t ni, uint32_t nj, uint32_t nk) { return {{ni, nj, nk}}; }
 
 template <uint32_t N>
 struct Interdependent {
@@ -174,12 +188,59 @@ struct IndependentKernel {
     }
 };
 
+// A body over several independent axes, called with the flattened index: splits it, first axis fastest.
+template <uint32_t D, class Body>
+struct SplitIndependent : BodyShared<Body> {
+    Body body;
+    uint32_t extent[D];
+
+    STRATA_HD void operator()(uint32_t flat) const {
+        uint32_t const i = flat % extent[0], rest = flat / extent[0];
+        if constexpr (D == 2)
+            body(i, rest);
+        else
+            body(i, rest % extent[1], rest / extent[1]);
+    }
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t flat) const {
+        uint32_t const i = flat % extent[0], rest = flat / extent[0];
+        if constexpr (D == 2)
+            body(ctx, i, rest);
+        else
+            body(ctx, i, rest % extent[1], rest / extent[1]);
+    }
+};
+
+// The flattened count of several axes; an error when it does not fit the 32-bit index.
+template <uint32_t D>
+uint32_t flatCount(IndependentAxes<D> const& axes) {
+    uint64_t n = 1;
+    for (uint32_t e : axes.extent)
+        n *= e;
+    if (n > UINT32_MAX)
+        throw Error("independent(...) spans " + std::to_string(n) + " indices", "threaded",
+                    "at most 2^32 - 1 in all (the product of the extents)");
+    return static_cast<uint32_t>(n);
+}
+
+template <uint32_t D, class Body, class... Lead>
+constexpr bool takesAxes() {
+    if constexpr (D == 2)
+        return std::is_invocable_v<Body const&, Lead..., uint32_t, uint32_t>;
+    else
+        return std::is_invocable_v<Body const&, Lead..., uint32_t, uint32_t, uint32_t>;
+}
+
 template <class T>
 inline constexpr bool isInterdependent = false;
 template <uint32_t N>
 inline constexpr bool isInterdependent<Interdependent<N>> = true;
 template <class T>
-inline constexpr bool isAxis = std::is_same_v<T, Independent> || isInterdependent<T>;
+inline constexpr bool isIndependent = std::is_same_v<T, Independent>;
+template <uint32_t D>
+inline constexpr bool isIndependent<IndependentAxes<D>> = true;
+template <class T>
+inline constexpr bool isAxis = isIndependent<T> || isInterdependent<T>;
 template <class T>
 inline constexpr bool alwaysFalse = false;
 
@@ -202,7 +263,8 @@ constexpr bool checkInterdependentBody() {
     } else if constexpr (std::is_invocable_v<Body const&, Ctx&, uint32_t, uint32_t>) {
         static_assert(alwaysFalse<Body>,
                       "threaded: the interdependent index is not a parameter of the body: write body(ctx, j) and use "
-                      "the index inside a step, ctx.syncInterdependent([&](uint32_t i) { ... })");
+                      "the index inside a step, ctx.syncInterdependent([&](uint32_t i) { ... }); a second independent "
+                      "index comes with independent(ni, nj)");
     } else if constexpr (std::is_invocable_v<Body const&, uint32_t>) {
         static_assert(alwaysFalse<Body>,
                       "threaded: with an interdependent axis the body is body(ctx, j), the context first; a body(i) "
@@ -225,8 +287,8 @@ constexpr bool checkIndependentBody() {
                                          "body): no mutable lambda, no non-const operator()");
     } else if constexpr (std::is_invocable_v<Body const&, uint32_t, uint32_t>) {
         static_assert(alwaysFalse<Body>,
-                      "threaded: one independent axis and a body of one index: give independent(ni * nj) and split "
-                      "the index in the body (i = k % ni, j = k / ni)");
+                      "threaded: a body of two indices needs two independent axes: threaded(backend, "
+                      "independent(ni, nj), body), body(i, j)");
     } else if constexpr (std::is_invocable_v<Body const&, ContextFor<Backend, 1>&, uint32_t>) {
         static_assert(alwaysFalse<Body>,
                       "threaded: a body(ctx, j) needs an interdependent axis: threaded(backend, independent(n), "
@@ -245,7 +307,7 @@ template <class Backend, class... Args>
 constexpr void rejectThreadedCall() {
     using First = std::tuple_element_t<0, std::tuple<Args..., void>>;
     using Last = std::tuple_element_t<sizeof...(Args) == 0 ? 0 : sizeof...(Args) - 1, std::tuple<Args..., void>>;
-    constexpr int independents = (0 + ... + int(std::is_same_v<Args, Independent>));
+    constexpr int independents = (0 + ... + int(isIndependent<Args>));
     constexpr int interdependents = (0 + ... + int(isInterdependent<Args>));
     if constexpr (isAxis<Backend>) {
         static_assert(alwaysFalse<Backend>, "threaded: the backend comes first: threaded(backend, independent(n), "
@@ -257,8 +319,8 @@ constexpr void rejectThreadedCall() {
                       "f), f(o, i)");
     } else if constexpr (independents > 1) {
         static_assert(alwaysFalse<Backend>,
-                      "threaded: one independent axis per call: give independent(ni * nj) and split the index in the "
-                      "body (i = k % ni, j = k / ni)");
+                      "threaded: one independent(...) per call: give every independent extent to it, "
+                      "independent(ni, nj[, nk]), and take one index each, body(i, j) or body(ctx, i, j)");
     } else if constexpr (isInterdependent<First>) {
         static_assert(alwaysFalse<Backend>, "threaded: the independent axis comes first: threaded(backend, "
                                             "independent(n), interdependent<N>(bytes), body)");
@@ -296,6 +358,33 @@ void threaded(Backend const& backend, Independent range, Body const& body) {
         uint32_t const blocks = (range.count + Kernel::blockDomSize - 1) / Kernel::blockDomSize;
         lockstep::launch(backend, lockstep::config(std::min(blocks, Backend::maxGridBlocks)), Kernel{}, body,
                          range.count);
+    }
+}
+
+template <class Backend, uint32_t D, uint32_t N, class Body>
+void threaded(Backend const& backend, IndependentAxes<D> axes, Interdependent<N> axis, Body const& body) {
+    if constexpr (detail::takesAxes<D, Body, detail::ContextFor<Backend, N>&>()) {
+        detail::SplitIndependent<D, Body> split{{}, body, {}};
+        for (uint32_t d = 0; d < D; ++d)
+            split.extent[d] = axes.extent[d];
+        threaded(backend, independent(detail::flatCount(axes)), axis, split);
+    } else {
+        static_assert(detail::alwaysFalse<Body>,
+                      "threaded: with independent(ni, nj[, nk]) and an interdependent axis the body takes the "
+                      "context and one index per independent axis: body(ctx, i, j[, k]), each a uint32_t");
+    }
+}
+
+template <class Backend, uint32_t D, class Body>
+void threaded(Backend const& backend, IndependentAxes<D> axes, Body const& body) {
+    if constexpr (detail::takesAxes<D, Body>()) {
+        detail::SplitIndependent<D, Body> split{{}, body, {}};
+        for (uint32_t d = 0; d < D; ++d)
+            split.extent[d] = axes.extent[d];
+        threaded(backend, independent(detail::flatCount(axes)), split);
+    } else {
+        static_assert(detail::alwaysFalse<Body>, "threaded: with independent(ni, nj[, nk]) the body takes one index "
+                                                 "per axis: body(i, j[, k]), each a uint32_t");
     }
 }
 

@@ -1,0 +1,125 @@
+// threaded over two and three independent axes: every index pair or triple once, first axis fastest, with and
+// without an interdependent axis, the same bits on every CPU backend as the flattened loop written by hand.
+#include "tests/core/backends.hpp"
+#include <strata/core/threaded.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+using namespace strata;
+
+namespace {
+
+// Writes a value made of its indices where the flattened loop (first axis fastest) puts it.
+struct Mark2 {
+    uint32_t ni;
+    double* out;
+    STRATA_HD void operator()(uint32_t i, uint32_t j) const { out[j * ni + i] += 1000.0 * j + i; }
+};
+struct Mark3 {
+    uint32_t ni, nj;
+    double* out;
+    STRATA_HD void operator()(uint32_t i, uint32_t j, uint32_t k) const {
+        out[(k * nj + j) * ni + i] += 1e6 * k + 1000.0 * j + i;
+    }
+};
+
+// Per (i, j) a column of Rows values less its mean, from a shared copy (a step over the
+// interdependent axis, then one worker sums in a fixed order).
+template <uint32_t Rows>
+struct ColumnMean2 {
+    uint32_t ni;
+    double const* in;
+    double* out;
+    struct Shared {
+        double column[Rows];
+        double mean;
+    };
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t i, uint32_t j) const {
+        auto column = ctx.sharedArray(&Shared::column);
+        auto mean = ctx.sharedVar(&Shared::mean); // one element
+        uint32_t const base = (j * ni + i) * Rows;
+        ctx.syncInterdependent([&](uint32_t r) { column[r] = in[base + r]; });
+        ctx.syncInterdependent([&](uint32_t r) {
+            if (r == 0) {
+                double s = 0;
+                for (uint32_t q = 0; q < Rows; ++q)
+                    s += column[q];
+                mean[0] = s / Rows;
+            }
+        });
+        ctx.syncInterdependent([&](uint32_t r) { out[base + r] = in[base + r] - mean[0]; });
+    }
+};
+
+// ColumnMean2 over one independent axis, the index split by hand (the form several axes replace).
+template <uint32_t Rows>
+struct FlattenedByHand {
+    ColumnMean2<Rows> body;
+    uint32_t ni;
+    using Shared = typename ColumnMean2<Rows>::Shared;
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t f) const {
+        body(ctx, f % ni, f / ni);
+    }
+};
+
+} // namespace
+
+TEMPLATE_TEST_CASE("threaded: independent(ni, nj) and (ni, nj, nk) visit every index once, first axis fastest",
+                   "[threaded]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    for (auto [ni, nj] : {std::pair<uint32_t, uint32_t>{1, 1}, {3, 5}, {7, 1}, {1, 9}, {64, 33}}) {
+        INFO(ni << " x " << nj);
+        std::vector<double> out(ni * nj, 0.0);
+        threaded::threaded(backend, threaded::independent(ni, nj), Mark2{ni, out.data()});
+        for (uint32_t j = 0; j < nj; ++j)
+            for (uint32_t i = 0; i < ni; ++i)
+                REQUIRE(out[j * ni + i] == 1000.0 * j + i); // once: a second visit would double it
+    }
+    uint32_t const ni = 5, nj = 4, nk = 3;
+    std::vector<double> out(ni * nj * nk, 0.0);
+    threaded::threaded(backend, threaded::independent(ni, nj, nk), Mark3{ni, nj, out.data()});
+    for (uint32_t k = 0; k < nk; ++k)
+        for (uint32_t j = 0; j < nj; ++j)
+            for (uint32_t i = 0; i < ni; ++i)
+                REQUIRE(out[(k * nj + j) * ni + i] == 1e6 * k + 1000.0 * j + i);
+}
+
+TEMPLATE_TEST_CASE("threaded: two independent axes with an interdependent one give the hand-flattened call's bits",
+                   "[threaded]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    constexpr uint32_t rows = 30;
+    uint32_t const ni = 6, nj = 7;
+    std::vector<double> in(ni * nj * rows);
+    for (std::size_t x = 0; x < in.size(); ++x)
+        in[x] = std::sin(0.37 * static_cast<double>(x)) + 1e-3 * static_cast<double>(x % 11);
+    std::vector<double> twoAxes(in.size(), NAN), flat(in.size(), NAN);
+    threaded::threaded(backend, threaded::independent(ni, nj), threaded::interdependent<rows>(),
+                       ColumnMean2<rows>{ni, in.data(), twoAxes.data()});
+    // The same body, flattened by hand.
+    threaded::threaded(backend, threaded::independent(ni * nj), threaded::interdependent<rows>(),
+                       FlattenedByHand<rows>{ColumnMean2<rows>{ni, in.data(), flat.data()}, ni});
+    for (std::size_t x = 0; x < in.size(); ++x) {
+        INFO("value " << x);
+        REQUIRE(std::memcmp(&twoAxes[x], &flat[x], sizeof(double)) == 0);
+    }
+    // and the means are right: each column of the result sums to zero (to rounding)
+    for (uint32_t c = 0; c < ni * nj; ++c) {
+        double s = 0;
+        for (uint32_t r = 0; r < rows; ++r)
+            s += twoAxes[c * rows + r];
+        REQUIRE(std::fabs(s) < 1e-12);
+    }
+}
+
+TEST_CASE("threaded: independent(...) whose extents' product exceeds 32 bits is refused at the call", "[threaded]") {
+    REQUIRE_THROWS_WITH(threaded::threaded(core::Serial{}, threaded::independent(70000, 70000), Mark2{1, nullptr}),
+                        Catch::Matchers::Contains("4900000000") && Catch::Matchers::Contains("2^32 - 1"));
+}
