@@ -198,6 +198,51 @@ void elementaryFunctions() {
     expect(same(out, dOut), "strata::math exp, log, pow, sin, cos: bit-identical to Serial");
 }
 
+// threaded over two independent axes and an interdependent one: each (i, j) column less its mean.
+struct TwoAxesAnomaly {
+    uint32_t ni;
+    double const* in;
+    double* out;
+    struct Shared {
+        double column[30];
+        double mean;
+    };
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t i, uint32_t j) const {
+        auto column = ctx.sharedArray(&Shared::column);
+        auto mean = ctx.sharedVar(&Shared::mean);
+        uint32_t const base = (j * ni + i) * 30;
+        ctx.syncInterdependent([&](uint32_t r) { column[r] = in[base + r]; });
+        ctx.syncInterdependent([&](uint32_t r) {
+            if (r == 0) {
+                double s = 0;
+                for (uint32_t q = 0; q < 30; ++q)
+                    s += column[q];
+                mean[0] = s / 30;
+            }
+        });
+        ctx.syncInterdependent([&](uint32_t r) { out[base + r] = in[base + r] - mean[0]; });
+    }
+};
+
+template <class Backend>
+void runTwoAxes(Backend const& backend, double const* in, double* out) {
+    threaded::threaded(backend, threaded::independent(6, 7), threaded::interdependent<30>(),
+                       TwoAxesAnomaly{6, in, out});
+}
+
+void threadedTwoAxes() {
+    std::vector<double> in(6 * 7 * 30), out(in.size());
+    for (uint32_t k = 0; k < in.size(); ++k)
+        in[k] = static_cast<double>((k * 2654435761u) % 1001u) * 1e-3;
+    runTwoAxes(core::Serial{}, in.data(), out.data());
+    core::Buffer<double> dIn(in.size(), core::MemSpace::Cuda), dOut(out.size(), core::MemSpace::Cuda);
+    std::copy(in.begin(), in.end(), dIn.host().begin());
+    dIn.toDevice();
+    runTwoAxes(core::Cuda{}, dIn.device(), dOut.device());
+    expect(same(out, dOut), "threaded over independent(6, 7) with an interdependent axis: bit-identical to Serial");
+}
+
 } // namespace
 
 int main() {
@@ -211,5 +256,6 @@ int main() {
     nthDerivative();
     collectives();
     elementaryFunctions();
+    threadedTwoAxes();
     return failures == 0 ? 0 : 1;
 }
