@@ -123,3 +123,64 @@ TEST_CASE("threaded: independent(...) whose extents' product exceeds 32 bits is 
     REQUIRE_THROWS_WITH(threaded::threaded(core::Serial{}, threaded::independent(70000, 70000), Mark2{1, nullptr}),
                         Catch::Matchers::Contains("4900000000") && Catch::Matchers::Contains("2^32 - 1"));
 }
+
+namespace {
+
+// Each column less its mean over the first ctx.extent() levels (the rest untouched), the column staged in a shared
+// array sized for the bound.
+template <uint32_t Bound>
+struct AnomalyUpTo {
+    uint32_t levels; // the column stride in memory
+    double const* in;
+    double* out;
+    struct Shared {
+        double column[Bound];
+        double mean;
+    };
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t col) const {
+        auto column = ctx.sharedArray(&Shared::column);
+        auto mean = ctx.sharedVar(&Shared::mean);
+        uint32_t const n = ctx.extent();
+        ctx.syncInterdependent([&](uint32_t r) { column[r] = in[col * levels + r]; });
+        ctx.syncInterdependent([&](uint32_t r) {
+            if (r == 0) {
+                double s = 0;
+                for (uint32_t q = 0; q < n; ++q)
+                    s += column[q];
+                mean[0] = s / n;
+            }
+        });
+        ctx.syncInterdependent([&](uint32_t r) { out[col * levels + r] = in[col * levels + r] - mean[0]; });
+    }
+};
+
+} // namespace
+
+TEMPLATE_TEST_CASE("threaded: interdependentUpTo<N>(extent) runs the steps below a run-time extent, with the bits of "
+                   "the compile-time extent",
+                   "[threaded]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    constexpr uint32_t levels = 17, columns = 9;
+    // Padded by the bound, so that a step that ran past the extent would read and write inside the vectors and be
+    // seen (the padding of `bounded` must stay NaN).
+    std::vector<double> in(levels * columns + 64);
+    for (std::size_t x = 0; x < in.size(); ++x)
+        in[x] = std::cos(0.71 * static_cast<double>(x)) + 1e-3 * static_cast<double>(x % 13);
+    std::vector<double> bounded(in.size(), NAN), exact(in.size(), NAN);
+    threaded::threaded(backend, threaded::independent(columns), threaded::interdependentUpTo<64>(levels),
+                       AnomalyUpTo<64>{levels, in.data(), bounded.data()});
+    threaded::threaded(backend, threaded::independent(columns), threaded::interdependent<levels>(),
+                       AnomalyUpTo<levels>{levels, in.data(), exact.data()});
+    for (std::size_t x = 0; x < in.size(); ++x) {
+        INFO("value " << x);
+        REQUIRE(std::memcmp(&bounded[x], &exact[x], sizeof(double)) == 0); // every level written, none past the column
+    }
+    for (std::size_t x = levels * columns; x < bounded.size(); ++x)
+        REQUIRE(std::isnan(bounded[x]));
+    // An extent above the bound is refused at the call, naming both.
+    REQUIRE_THROWS_WITH(
+        threaded::threaded(backend, threaded::independent(columns), threaded::interdependentUpTo<16>(levels),
+                           AnomalyUpTo<16>{levels, in.data(), bounded.data()}),
+        Catch::Matchers::Contains("interdependentUpTo<16>(17)") && Catch::Matchers::Contains("at most 16"));
+}

@@ -22,8 +22,11 @@
 //     threaded(backend, independent(n), body);           // body(i) for every i, no shared memory, no syncs
 //
 // is a plain parallel loop. `independent(ni, nj)` or `independent(ni, nj, nk)` gives several independent axes, the
-// body one index per axis (`body(i, j)`, `body(ctx, i, j)`), the first the fastest. Bodies are functors (on CUDA:
-// non-generic, or functor structs with a template operator()), called on every backend with the same arguments.
+// body one index per axis (`body(i, j)`, `body(ctx, i, j)`), the first the fastest. `interdependentUpTo<N>(extent)`
+// is an interdependent axis of a run-time extent of at most N (`ctx.extent()`; the block is sized for N, the steps
+// run below the extent; the collectives of threaded_collectives.hpp need the compile-time form). Bodies are functors
+// (on CUDA: non-generic, or functor structs with a template operator()), called on every backend with the same
+// arguments.
 //
 // A call of another shape (two axes of a kind, the axes swapped or missing, a body that takes the interdependent
 // index or no context, a mutable body) does not compile, with a message that says what to write instead
@@ -68,23 +71,47 @@ Interdependent<N> interdependent(std::size_t sharedBytes = 0) {
     return {sharedBytes};
 }
 
+// An interdependent axis whose extent is known at run time, at most N: the block is sized for N, and the steps run
+// for the indices below `extent` only (checked at the call: extent <= N). The body reads it as ctx.extent().
+template <uint32_t N>
+struct InterdependentUpTo {
+    static_assert(N > 0, "threaded: interdependentUpTo<N> needs N > 0 (no interdependent axis: leave it out)");
+    uint32_t extent = N;
+    std::size_t sharedBytes = 0;
+};
+template <uint32_t N>
+InterdependentUpTo<N> interdependentUpTo(uint32_t extent, std::size_t sharedBytes = 0) {
+    return {extent, sharedBytes};
+}
+
 // Bytes to reserve for `count` shared arrays of M elements of T (alignment included).
 template <class T, uint32_t M>
 constexpr std::size_t sharedBytesFor(uint32_t count = 1) {
     return count * lockstep::detail::alignUp(sizeof(T) * M);
 }
 
-template <class TWorker, uint32_t N>
+// Bounded: the interdependent extent is a run-time value at most N (interdependentUpTo<N>(extent)).
+template <class TWorker, uint32_t N, bool Bounded = false>
 class Context {
 public:
-    STRATA_HD explicit Context(TWorker const& worker) : m_worker(worker) {}
+    STRATA_HD explicit Context(TWorker const& worker, uint32_t extent = N) : m_worker(worker), m_extent(extent) {}
+
+    // The interdependent axis' extent: N, or the run-time extent of interdependentUpTo<N>(extent).
+    STRATA_HD uint32_t extent() const { return Bounded ? m_extent : N; }
 
     template <class F>
     STRATA_HD void syncInterdependent(F&& f) const {
         static_assert(std::is_invocable_v<F&, uint32_t>,
                       "threaded: ctx.syncInterdependent(f) calls f(i) for every interdependent index i (a uint32_t); "
                       "for the pairs (o, i) of a tile write ctx.syncInterdependent2D(outer, inner, f)");
-        if constexpr (std::is_invocable_v<F&, uint32_t>) lockstep::makeForEach<N>(m_worker)([&](uint32_t i) { f(i); });
+        if constexpr (std::is_invocable_v<F&, uint32_t>) {
+            if constexpr (Bounded)
+                lockstep::makeForEach<N>(m_worker)([&](uint32_t i) {
+                    if (i < m_extent) f(i);
+                });
+            else
+                lockstep::makeForEach<N>(m_worker)([&](uint32_t i) { f(i); });
+        }
         m_worker.sync();
     }
 
@@ -136,6 +163,7 @@ private:
     }
 
     TWorker const& m_worker;
+    uint32_t m_extent;
     std::size_t m_used = 0;
 };
 
@@ -158,6 +186,20 @@ struct InterdependentKernel : BodyShared<Body> {
     STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count) const {
         for (uint32_t j = worker.blockDomIdx(); j < count; j += worker.gridDomSize()) {
             Context<TWorker, N> ctx(worker);
+            body(ctx, j);
+            if (j + worker.gridDomSize() < count) worker.sync(); // the next j reuses the shared arrays
+        }
+    }
+};
+
+template <uint32_t N, class Body>
+struct BoundedInterdependentKernel : BodyShared<Body> {
+    static constexpr uint32_t blockDomSize = N;
+
+    template <class TWorker>
+    STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count, uint32_t extent) const {
+        for (uint32_t j = worker.blockDomIdx(); j < count; j += worker.gridDomSize()) {
+            Context<TWorker, N, true> ctx(worker, extent);
             body(ctx, j);
             if (j + worker.gridDomSize() < count) worker.sync(); // the next j reuses the shared arrays
         }
@@ -235,6 +277,8 @@ template <class T>
 inline constexpr bool isInterdependent = false;
 template <uint32_t N>
 inline constexpr bool isInterdependent<Interdependent<N>> = true;
+template <uint32_t N>
+inline constexpr bool isInterdependent<InterdependentUpTo<N>> = true;
 template <class T>
 inline constexpr bool isIndependent = std::is_same_v<T, Independent>;
 template <uint32_t D>
@@ -245,14 +289,15 @@ template <class T>
 inline constexpr bool alwaysFalse = false;
 
 // The context a body with an interdependent axis of N is called with on Backend (the launch's worker type).
-template <class Backend, uint32_t N>
-using ContextFor = Context<lockstep::Worker<lockstep::BlockCfg<lockstep::CtUint32<N>>, typename Backend::Tag>, N>;
+template <class Backend, uint32_t N, bool Bounded = false>
+using ContextFor =
+    Context<lockstep::Worker<lockstep::BlockCfg<lockstep::CtUint32<N>>, typename Backend::Tag>, N, Bounded>;
 
 // Misuse of threaded, caught where it is written with a message that says what to write instead (rather than as an
 // overload or call error deep in the kernels below).
-template <class Backend, uint32_t N, class Body>
+template <class Backend, uint32_t N, class Body, bool Bounded = false>
 constexpr bool checkInterdependentBody() {
-    using Ctx = ContextFor<Backend, N>;
+    using Ctx = ContextFor<Backend, N, Bounded>;
     if constexpr (std::is_invocable_v<Body const&, Ctx&, uint32_t const&>) {
     } else if constexpr (std::is_invocable_v<Body&, Ctx&, uint32_t const&>) {
         static_assert(alwaysFalse<Body>, "threaded: the body's operator() must be const (every worker calls the one "
@@ -273,7 +318,7 @@ constexpr bool checkInterdependentBody() {
         static_assert(alwaysFalse<Body>, "threaded: with an interdependent axis the body must be callable as "
                                          "body(ctx, j): ctx a threaded::Context&, j the independent index (uint32_t)");
     }
-    return std::is_invocable_v<Body const&, ContextFor<Backend, N>&, uint32_t const&>;
+    return std::is_invocable_v<Body const&, Ctx&, uint32_t const&>;
 }
 
 template <class Backend, class Body>
@@ -348,6 +393,19 @@ void threaded(Backend const& backend, Independent range, Interdependent<N> axis,
         uint32_t const grid = std::min(range.count, Backend::maxGridBlocks);
         lockstep::launch(backend, lockstep::configSMem(grid, axis.sharedBytes), detail::InterdependentKernel<N, Body>{},
                          body, range.count);
+    }
+}
+
+template <class Backend, uint32_t N, class Body>
+void threaded(Backend const& backend, Independent range, InterdependentUpTo<N> axis, Body const& body) {
+    if constexpr (detail::checkInterdependentBody<Backend, N, Body, true>()) { // else only the message above
+        if (axis.extent > N)
+            throw Error("interdependentUpTo<" + std::to_string(N) + ">(" + std::to_string(axis.extent) +
+                            "): the extent exceeds the bound",
+                        "threaded", "an extent of at most " + std::to_string(N));
+        uint32_t const grid = std::min(range.count, Backend::maxGridBlocks);
+        lockstep::launch(backend, lockstep::configSMem(grid, axis.sharedBytes),
+                         detail::BoundedInterdependentKernel<N, Body>{}, body, range.count, axis.extent);
     }
 }
 
