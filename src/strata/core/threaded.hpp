@@ -178,28 +178,15 @@ struct BodyShared<Body> {
     using Shared = typename Body::Shared;
 };
 
-template <uint32_t N, class Body>
+// Bounded: the steps run below `extent` (interdependentUpTo); otherwise extent is N.
+template <uint32_t N, class Body, bool Bounded = false>
 struct InterdependentKernel : BodyShared<Body> {
-    static constexpr uint32_t blockDomSize = N;
-
-    template <class TWorker>
-    STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count) const {
-        for (uint32_t j = worker.blockDomIdx(); j < count; j += worker.gridDomSize()) {
-            Context<TWorker, N> ctx(worker);
-            body(ctx, j);
-            if (j + worker.gridDomSize() < count) worker.sync(); // the next j reuses the shared arrays
-        }
-    }
-};
-
-template <uint32_t N, class Body>
-struct BoundedInterdependentKernel : BodyShared<Body> {
     static constexpr uint32_t blockDomSize = N;
 
     template <class TWorker>
     STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count, uint32_t extent) const {
         for (uint32_t j = worker.blockDomIdx(); j < count; j += worker.gridDomSize()) {
-            Context<TWorker, N, true> ctx(worker, extent);
+            Context<TWorker, N, Bounded> ctx(worker, extent);
             body(ctx, j);
             if (j + worker.gridDomSize() < count) worker.sync(); // the next j reuses the shared arrays
         }
@@ -263,6 +250,14 @@ uint32_t flatCount(IndependentAxes<D> const& axes) {
         throw Error("independent(...) spans " + std::to_string(n) + " indices", "threaded",
                     "at most 2^32 - 1 in all (the product of the extents)");
     return static_cast<uint32_t>(n);
+}
+
+template <uint32_t D, class Body>
+SplitIndependent<D, Body> splitOf(IndependentAxes<D> const& axes, Body const& body) {
+    SplitIndependent<D, Body> split{{}, body, {}};
+    for (uint32_t d = 0; d < D; ++d)
+        split.extent[d] = axes.extent[d];
+    return split;
 }
 
 template <uint32_t D, class Body, class... Lead>
@@ -392,7 +387,7 @@ void threaded(Backend const& backend, Independent range, Interdependent<N> axis,
     if constexpr (detail::checkInterdependentBody<Backend, N, Body>()) { // else only the message above
         uint32_t const grid = std::min(range.count, Backend::maxGridBlocks);
         lockstep::launch(backend, lockstep::configSMem(grid, axis.sharedBytes), detail::InterdependentKernel<N, Body>{},
-                         body, range.count);
+                         body, range.count, N);
     }
 }
 
@@ -405,7 +400,7 @@ void threaded(Backend const& backend, Independent range, InterdependentUpTo<N> a
                         "threaded", "an extent of at most " + std::to_string(N));
         uint32_t const grid = std::min(range.count, Backend::maxGridBlocks);
         lockstep::launch(backend, lockstep::configSMem(grid, axis.sharedBytes),
-                         detail::BoundedInterdependentKernel<N, Body>{}, body, range.count, axis.extent);
+                         detail::InterdependentKernel<N, Body, true>{}, body, range.count, axis.extent);
     }
 }
 
@@ -422,10 +417,7 @@ void threaded(Backend const& backend, Independent range, Body const& body) {
 template <class Backend, uint32_t D, uint32_t N, class Body>
 void threaded(Backend const& backend, IndependentAxes<D> axes, Interdependent<N> axis, Body const& body) {
     if constexpr (detail::takesAxes<D, Body, detail::ContextFor<Backend, N>&>()) {
-        detail::SplitIndependent<D, Body> split{{}, body, {}};
-        for (uint32_t d = 0; d < D; ++d)
-            split.extent[d] = axes.extent[d];
-        threaded(backend, independent(detail::flatCount(axes)), axis, split);
+        threaded(backend, independent(detail::flatCount(axes)), axis, detail::splitOf(axes, body));
     } else {
         static_assert(detail::alwaysFalse<Body>,
                       "threaded: with independent(ni, nj[, nk]) and an interdependent axis the body takes the "
@@ -436,10 +428,7 @@ void threaded(Backend const& backend, IndependentAxes<D> axes, Interdependent<N>
 template <class Backend, uint32_t D, class Body>
 void threaded(Backend const& backend, IndependentAxes<D> axes, Body const& body) {
     if constexpr (detail::takesAxes<D, Body>()) {
-        detail::SplitIndependent<D, Body> split{{}, body, {}};
-        for (uint32_t d = 0; d < D; ++d)
-            split.extent[d] = axes.extent[d];
-        threaded(backend, independent(detail::flatCount(axes)), split);
+        threaded(backend, independent(detail::flatCount(axes)), detail::splitOf(axes, body));
     } else {
         static_assert(detail::alwaysFalse<Body>, "threaded: with independent(ni, nj[, nk]) the body takes one index "
                                                  "per axis: body(i, j[, k]), each a uint32_t");
