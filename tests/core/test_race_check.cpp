@@ -22,7 +22,7 @@ TEST_CASE("a neighbour's shared value read without sync() is caught by Threads, 
     }
 }
 
-TEST_CASE("the checker's error names the kernel as the source writes it", "[lockstep][race]") {
+TEST_CASE("the checker's error for a read without sync() names the kernel as the source writes it", "[lockstep][race]") {
     std::vector<double> out(64);
     REQUIRE_THROWS_WITH(
         ls::launch(core::Threads{2, true}, ls::config(1), test::NeighbourReadKernel<false>{}, out.data()),
