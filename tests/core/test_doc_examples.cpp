@@ -95,6 +95,26 @@ TEMPLATE_TEST_CASE("docs/lockstep.md: ColumnAnomaly with threaded", "[docs]", ST
     }
 }
 
+namespace {
+struct CountVisits {
+    uint32_t* visits;
+    void operator()(uint32_t i) const { ++visits[i]; }
+};
+} // namespace
+
+TEMPLATE_TEST_CASE("docs/lockstep.md: the knobs blockSize and coarsen", "[docs]", STRATA_CPU_BACKENDS) {
+    constexpr uint32_t levels = 40;
+    uint32_t const columns = 11, n = 1001;
+    auto const field = sampleField(columns, levels);
+    std::vector<double> tuned(field.size()), plain(field.size());
+    std::vector<uint32_t> visits(n, 0);
+    doc::columnAnomalyTuned<levels>(TestType::make(), CountVisits{visits.data()}, n, field.data(), tuned.data(),
+                                    columns);
+    doc::columnAnomaly<levels>(TestType::make(), field.data(), plain.data(), columns);
+    REQUIRE(std::count(visits.begin(), visits.end(), 2u) == n); // two loops, each index once in each
+    REQUIRE(std::memcmp(tuned.data(), plain.data(), plain.size() * sizeof(double)) == 0);
+}
+
 TEMPLATE_TEST_CASE("docs/lockstep.md: ColumnPressure with block collectives", "[docs]", STRATA_CPU_BACKENDS) {
     uint32_t const columns = 5, levels = 64;
     auto dp = sampleField(columns, levels);

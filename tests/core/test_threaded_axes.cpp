@@ -184,3 +184,114 @@ TEMPLATE_TEST_CASE("threaded: interdependentUpTo<N>(extent) runs the steps below
                            AnomalyUpTo<16>{levels, in.data(), bounded.data()}),
         Catch::Matchers::Contains("interdependentUpTo<16>(17)") && Catch::Matchers::Contains("at most 16"));
 }
+
+namespace {
+
+// Counts its visits of every index (a second visit, or none, shows).
+struct Visit {
+    uint32_t* visits;
+    STRATA_HD void operator()(uint32_t i) const { ++visits[i]; }
+};
+
+// Which block ran each independent index, and in which order within the block.
+template <uint32_t Rows>
+struct RecordBlock {
+    uint32_t* block;
+    uint32_t* order;
+    uint32_t* next; // per block, the next sequence number
+    ColumnMean2<Rows> mean;
+    using Shared = typename ColumnMean2<Rows>::Shared;
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t j) const {
+        uint32_t const b = ctx.worker().blockDomIdx();
+        ctx.syncInterdependent([&](uint32_t r) {
+            if (r == 0) {
+                block[j] = b;
+                order[j] = next[b]++;
+            }
+        });
+        mean(ctx, 0, j);
+    }
+};
+
+// AnomalyUpTo over two independent axes, the first of extent 1.
+template <uint32_t Bound>
+struct AnomalyUpTo2 {
+    AnomalyUpTo<Bound> anomaly;
+    using Shared = typename AnomalyUpTo<Bound>::Shared;
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t, uint32_t col) const {
+        anomaly(ctx, col);
+    }
+};
+
+} // namespace
+
+TEMPLATE_TEST_CASE("threaded: blockSize<B>() and coarsen(k) visit every index of a loop once", "[threaded]",
+                   STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    for (uint32_t n : {0u, 1u, 13u, 64u, 1000u}) {
+        std::vector<uint32_t> visits(n, 0);
+        auto const once = [&](char const* knobs) {
+            INFO(n << " indices, " << knobs);
+            for (uint32_t i = 0; i < n; ++i)
+                REQUIRE(visits[i] == 1);
+            std::fill(visits.begin(), visits.end(), 0u);
+        };
+        threaded::threaded(backend, threaded::independent(n), threaded::coarsen(3), Visit{visits.data()});
+        once("coarsen(3)");
+        threaded::threaded(backend, threaded::independent(n), threaded::blockSize<1>(), Visit{visits.data()});
+        once("blockSize<1>()");
+        threaded::threaded(backend, threaded::independent(n), threaded::blockSize<5>().coarsen(7),
+                           Visit{visits.data()});
+        once("blockSize<5>().coarsen(7)");
+        threaded::threaded(backend, threaded::independent(n), threaded::blockSize<64>().coarsen(1000),
+                           Visit{visits.data()});
+        once("blockSize<64>().coarsen(1000)");
+    }
+    // several axes take the knobs too
+    uint32_t const ni = 7, nj = 5;
+    std::vector<double> out(ni * nj, 0.0);
+    threaded::threaded(backend, threaded::independent(ni, nj), threaded::blockSize<4>().coarsen(3),
+                       Mark2{ni, out.data()});
+    for (uint32_t j = 0; j < nj; ++j)
+        for (uint32_t i = 0; i < ni; ++i)
+            REQUIRE(out[j * ni + i] == 1000.0 * j + i);
+    REQUIRE_THROWS_WITH(threaded::threaded(backend, threaded::independent(4), threaded::coarsen(0), Visit{nullptr}),
+                        Catch::Matchers::Contains("coarsen(0)") && Catch::Matchers::Contains("k >= 1"));
+}
+
+TEMPLATE_TEST_CASE("threaded: coarsen(k) with an interdependent axis runs k consecutive columns per block, with the "
+                   "bits of the uncoarsened call",
+                   "[threaded]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    constexpr uint32_t rows = 30;
+    uint32_t const columns = 23;
+    std::vector<double> in(columns * rows);
+    for (std::size_t x = 0; x < in.size(); ++x)
+        in[x] = std::sin(0.53 * static_cast<double>(x)) + 1e-3 * static_cast<double>(x % 7);
+    std::vector<double> plain(in.size(), NAN), coarse(in.size(), NAN);
+    threaded::threaded(backend, threaded::independent(1, columns), threaded::interdependent<rows>(),
+                       ColumnMean2<rows>{1, in.data(), plain.data()});
+    for (uint32_t k : {1u, 2u, 4u, 23u, 50u}) {
+        INFO("coarsen(" << k << ")");
+        std::fill(coarse.begin(), coarse.end(), NAN);
+        std::vector<uint32_t> block(columns, UINT32_MAX), order(columns, UINT32_MAX), next(columns, 0);
+        threaded::threaded(
+            backend, threaded::independent(columns), threaded::interdependent<rows>(), threaded::coarsen(k),
+            RecordBlock<rows>{block.data(), order.data(), next.data(), ColumnMean2<rows>{1, in.data(), coarse.data()}});
+        REQUIRE(std::memcmp(plain.data(), coarse.data(), plain.size() * sizeof(double)) == 0);
+        // Columns j and j + 1 of one chunk of k run in one block, one after the other; a chunk boundary starts the
+        // next block (the backends here have more blocks than chunks).
+        for (uint32_t j = 0; j < columns; ++j) {
+            INFO("column " << j);
+            REQUIRE(block[j] == j / k);
+            REQUIRE(order[j] == j % k);
+        }
+    }
+    // and with two independent axes and a run-time extent
+    std::vector<double> bounded(in.size(), NAN);
+    threaded::threaded(backend, threaded::independent(1, columns), threaded::interdependentUpTo<64>(rows),
+                       threaded::coarsen(3), AnomalyUpTo2<64>{{rows, in.data(), bounded.data()}});
+    REQUIRE(std::memcmp(plain.data(), bounded.data(), plain.size() * sizeof(double)) == 0);
+}

@@ -226,10 +226,17 @@ struct TwoAxesAnomaly {
 };
 
 template <class Backend>
-void runTwoAxes(Backend const& backend, double const* in, double* out) {
-    threaded::threaded(backend, threaded::independent(6, 7), threaded::interdependent<30>(),
+void runTwoAxes(Backend const& backend, double const* in, double* out, uint32_t coarsen = 1) {
+    threaded::threaded(backend, threaded::independent(6, 7), threaded::interdependent<30>(), threaded::coarsen(coarsen),
                        TwoAxesAnomaly{6, in, out});
 }
+
+// A plain loop with the knobs: 64 indices per block, 3 runs per block.
+struct Square {
+    double const* in;
+    double* out;
+    STRATA_HD void operator()(uint32_t i) const { out[i] = in[i] * in[i]; }
+};
 
 void threadedTwoAxes() {
     std::vector<double> in(6 * 7 * 30), out(in.size());
@@ -241,6 +248,14 @@ void threadedTwoAxes() {
     dIn.toDevice();
     runTwoAxes(core::Cuda{}, dIn.device(), dOut.device());
     expect(same(out, dOut), "threaded over independent(6, 7) with an interdependent axis: bit-identical to Serial");
+    runTwoAxes(core::Cuda{}, dIn.device(), dOut.device(), 4);
+    expect(same(out, dOut), "the same with coarsen(4): bit-identical to Serial");
+
+    std::vector<double> squares(in.size());
+    threaded::threaded(core::Serial{}, threaded::independent(uint32_t(in.size())), Square{in.data(), squares.data()});
+    threaded::threaded(core::Cuda{}, threaded::independent(uint32_t(in.size())), threaded::blockSize<64>().coarsen(3),
+                       Square{dIn.device(), dOut.device()});
+    expect(same(squares, dOut), "a plain loop with blockSize<64>().coarsen(3): every index, bit-identical to Serial");
 }
 
 } // namespace

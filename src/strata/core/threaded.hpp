@@ -28,6 +28,19 @@
 // (on CUDA: non-generic, or functor structs with a template operator()), called on every backend with the same
 // arguments.
 //
+// Two knobs tune the launch without changing a bit of the result (each index's body runs the same operations):
+//
+//     threaded(backend, independent(n), coarsen(4), body);                  // 4 blocks' worth of indices per block
+//     threaded(backend, independent(n), blockSize<64>(), body);             // 64 indices per block (a plain loop)
+//     threaded(backend, independent(n), blockSize<64>().coarsen(4), body);
+//     threaded(backend, independent(n), interdependent<N>(), coarsen(4), body); // 4 consecutive j per block
+//
+// as ClimaComms' `coarsen` and `block_size`. Without an interdependent axis a block takes blockSize indices (the
+// default core::defaultBlockItems; on Cuda the threads of the block, at most 256) coarsen times over; with one, the
+// block is the interdependent axis and coarsen(k) gives each block k consecutive independent indices in turn, so a
+// launch has ceil(n / k) blocks (at most Backend::maxGridBlocks, the rest grid-stride). blockSize with an
+// interdependent axis does not compile: the axis is the block.
+//
 // A call of another shape (two axes of a kind, the axes swapped or missing, a body that takes the interdependent
 // index or no context, a mutable body) does not compile, with a message that says what to write instead
 // (tests/compile_fail/threaded_*.cpp).
@@ -64,6 +77,8 @@ inline IndependentAxes<3> independent(uint32_t ni, uint32_t nj, uint32_t nk) { r
 template <uint32_t N>
 struct Interdependent {
     static_assert(N > 0, "threaded: interdependent<N> needs N > 0 (no interdependent axis: leave it out)");
+    static constexpr uint32_t bound = N;
+    static constexpr bool bounded = false;
     std::size_t sharedBytes = 0;
 };
 template <uint32_t N>
@@ -76,6 +91,8 @@ Interdependent<N> interdependent(std::size_t sharedBytes = 0) {
 template <uint32_t N>
 struct InterdependentUpTo {
     static_assert(N > 0, "threaded: interdependentUpTo<N> needs N > 0 (no interdependent axis: leave it out)");
+    static constexpr uint32_t bound = N;
+    static constexpr bool bounded = true;
     uint32_t extent = N;
     std::size_t sharedBytes = 0;
 };
@@ -88,6 +105,21 @@ InterdependentUpTo<N> interdependentUpTo(uint32_t extent, std::size_t sharedByte
 template <class T, uint32_t M>
 constexpr std::size_t sharedBytesFor(uint32_t count = 1) {
     return count * lockstep::detail::alignUp(sizeof(T) * M);
+}
+
+// The launch knobs: B indices per block of a loop without an interdependent axis (0: core::defaultBlockItems), and
+// each block taking `coarsen` blocks' worth of indices (with an interdependent axis: `coarsen` consecutive
+// independent indices). Checked at the call: coarsen >= 1.
+template <uint32_t B = 0>
+struct Knobs {
+    uint32_t coarsenBy = 1;
+    constexpr Knobs<B> coarsen(uint32_t k) const { return {k}; }
+};
+inline constexpr Knobs<> coarsen(uint32_t k) { return {k}; }
+template <uint32_t B>
+constexpr Knobs<B> blockSize() {
+    static_assert(B > 0, "threaded: blockSize<B>() needs B > 0");
+    return {};
 }
 
 // Bounded: the interdependent extent is a run-time value at most N (interdependentUpTo<N>(extent)).
@@ -183,35 +215,47 @@ template <uint32_t N, class Body, bool Bounded = false>
 struct InterdependentKernel : BodyShared<Body> {
     static constexpr uint32_t blockDomSize = N;
 
+    // Block b takes the indices j of the chunks b, b + grid, ..., a chunk being `coarsen` consecutive j.
     template <class TWorker>
-    STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count, uint32_t extent) const {
-        for (uint32_t j = worker.blockDomIdx(); j < count; j += worker.gridDomSize()) {
-            Context<TWorker, N, Bounded> ctx(worker, extent);
-            body(ctx, j);
-            if (j + worker.gridDomSize() < count) worker.sync(); // the next j reuses the shared arrays
+    STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count, uint32_t extent,
+                              uint32_t coarsen) const {
+        uint64_t const stride = uint64_t(worker.gridDomSize()) * coarsen;
+        for (uint64_t first = uint64_t(worker.blockDomIdx()) * coarsen; first < count; first += stride) {
+            uint64_t const end = first + coarsen < count ? first + coarsen : count;
+            for (uint64_t j = first; j < end; ++j) {
+                Context<TWorker, N, Bounded> ctx(worker, extent);
+                body(ctx, static_cast<uint32_t>(j));
+                if (j + 1 < end || first + stride < count) worker.sync(); // the next j reuses the shared arrays
+            }
         }
     }
 };
 
-template <class Body>
+// B indices per block (0: the default), each block taking `coarsen` runs of B consecutive indices.
+template <class Body, uint32_t B = 0>
 struct IndependentKernel {
-    static constexpr uint32_t blockDomSize = core::defaultBlockItems;
+    static constexpr uint32_t blockDomSize = B > 0 ? B : core::defaultBlockItems;
 
     template <class TWorker>
-    STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count) const {
+    STRATA_HD void operator()(TWorker const& worker, Body const& body, uint32_t count, uint32_t coarsen) const {
         using Backend = typename TWorker::BackendType;
-        for (uint32_t b = worker.blockDomIdx(); b * blockDomSize < count; b += worker.gridDomSize()) {
-            uint32_t const first = b * blockDomSize;
-            uint32_t const valid = count - first < blockDomSize ? count - first : blockDomSize;
+        uint64_t const chunk = uint64_t(blockDomSize) * coarsen, stride = chunk * worker.gridDomSize();
+        for (uint64_t first = worker.blockDomIdx() * chunk; first < count; first += stride) {
+            uint64_t const end = first + chunk < count ? first + chunk : count;
             if constexpr (Backend::oneWorkerPerBlock) {
                 // One worker per block: a plain loop without a bounds test per element, which the compiler can
                 // vectorise (with the test the lockstep triad falls well short of the plain loop's bandwidth).
+                uint32_t const lo = static_cast<uint32_t>(first), valid = static_cast<uint32_t>(end - first);
                 for (uint32_t i = 0; i < valid; ++i)
-                    body(first + i);
+                    body(lo + i);
             } else {
-                lockstep::makeForEach(worker)([&](uint32_t i) {
-                    if (i < valid) body(first + i);
-                });
+                for (uint64_t run = first; run < end; run += blockDomSize) {
+                    uint32_t const r = static_cast<uint32_t>(run);
+                    uint32_t const valid = static_cast<uint32_t>(end - run < blockDomSize ? end - run : blockDomSize);
+                    lockstep::makeForEach(worker)([&](uint32_t i) {
+                        if (i < valid) body(r + i);
+                    });
+                }
             }
         }
     }
@@ -281,6 +325,10 @@ inline constexpr bool isIndependent<IndependentAxes<D>> = true;
 template <class T>
 inline constexpr bool isAxis = isIndependent<T> || isInterdependent<T>;
 template <class T>
+inline constexpr bool isKnobs = false;
+template <uint32_t B>
+inline constexpr bool isKnobs<Knobs<B>> = true;
+template <class T>
 inline constexpr bool alwaysFalse = false;
 
 // The context a body with an interdependent axis of N is called with on Backend (the launch's worker type).
@@ -341,7 +389,7 @@ constexpr bool checkIndependentBody() {
 }
 
 template <class T>
-inline constexpr bool isCountOrAxis = std::is_integral_v<T> || isAxis<T>;
+inline constexpr bool isCountOrAxis = std::is_integral_v<T> || isAxis<T> || isKnobs<T>;
 
 template <class Backend, class... Args>
 constexpr void rejectThreadedCall() {
@@ -374,6 +422,10 @@ constexpr void rejectThreadedCall() {
     } else if constexpr (sizeof...(Args) == 0 || isCountOrAxis<Last>) {
         static_assert(alwaysFalse<Backend>, "threaded: the body is missing: threaded(backend, independent(n), "
                                             "[interdependent<N>(bytes),] body)");
+    } else if constexpr ((0 + ... + int(isKnobs<Args>)) > 0) {
+        static_assert(alwaysFalse<Backend>, "threaded: the knobs come after the axes, just before the body: "
+                                            "threaded(backend, independent(n), [interdependent<N>(bytes),] "
+                                            "coarsen(k) or blockSize<B>().coarsen(k), body)");
     } else {
         static_assert(alwaysFalse<Backend>, "threaded: the call is threaded(backend, independent(n), body) or "
                                             "threaded(backend, independent(n), interdependent<N>(bytes), body)");
@@ -382,42 +434,64 @@ constexpr void rejectThreadedCall() {
 
 } // namespace detail
 
-template <class Backend, uint32_t N, class Body>
-void threaded(Backend const& backend, Independent range, Interdependent<N> axis, Body const& body) {
-    if constexpr (detail::checkInterdependentBody<Backend, N, Body>()) { // else only the message above
-        uint32_t const grid = std::min(range.count, Backend::maxGridBlocks);
+namespace detail {
+template <uint32_t B>
+uint32_t checkedCoarsen(Knobs<B> knobs) {
+    if (knobs.coarsenBy == 0)
+        throw Error("coarsen(0)", "threaded", "coarsen(k) with k >= 1 (the indices each block takes, in runs)");
+    return knobs.coarsenBy;
+}
+template <uint32_t B>
+constexpr void blockSizeOnlyWithoutInterdependent() {
+    static_assert(B == 0, "threaded: blockSize<B>() sizes the blocks of a loop without an interdependent axis; with "
+                          "one, the block is the axis, interdependent<N>: leave blockSize out (coarsen(k) still "
+                          "applies)");
+}
+} // namespace detail
+
+template <class Backend, uint32_t N, class Body, uint32_t B = 0>
+void threaded(Backend const& backend, Independent range, Interdependent<N> axis, Knobs<B> knobs, Body const& body) {
+    detail::blockSizeOnlyWithoutInterdependent<B>();
+    if constexpr (B == 0 && detail::checkInterdependentBody<Backend, N, Body>()) { // else only the message above
+        uint32_t const coarsen = detail::checkedCoarsen(knobs);
+        uint32_t const grid = std::min(range.count / coarsen + (range.count % coarsen != 0), Backend::maxGridBlocks);
         lockstep::launch(backend, lockstep::configSMem(grid, axis.sharedBytes), detail::InterdependentKernel<N, Body>{},
-                         body, range.count, N);
+                         body, range.count, N, coarsen);
     }
 }
 
-template <class Backend, uint32_t N, class Body>
-void threaded(Backend const& backend, Independent range, InterdependentUpTo<N> axis, Body const& body) {
-    if constexpr (detail::checkInterdependentBody<Backend, N, Body, true>()) { // else only the message above
+template <class Backend, uint32_t N, class Body, uint32_t B = 0>
+void threaded(Backend const& backend, Independent range, InterdependentUpTo<N> axis, Knobs<B> knobs, Body const& body) {
+    detail::blockSizeOnlyWithoutInterdependent<B>();
+    if constexpr (B == 0 && detail::checkInterdependentBody<Backend, N, Body, true>()) { // else only the message
         if (axis.extent > N)
             throw Error("interdependentUpTo<" + std::to_string(N) + ">(" + std::to_string(axis.extent) +
                             "): the extent exceeds the bound",
                         "threaded", "an extent of at most " + std::to_string(N));
-        uint32_t const grid = std::min(range.count, Backend::maxGridBlocks);
+        uint32_t const coarsen = detail::checkedCoarsen(knobs);
+        uint32_t const grid = std::min(range.count / coarsen + (range.count % coarsen != 0), Backend::maxGridBlocks);
         lockstep::launch(backend, lockstep::configSMem(grid, axis.sharedBytes),
-                         detail::InterdependentKernel<N, Body, true>{}, body, range.count, axis.extent);
+                         detail::InterdependentKernel<N, Body, true>{}, body, range.count, axis.extent, coarsen);
     }
 }
 
-template <class Backend, class Body>
-void threaded(Backend const& backend, Independent range, Body const& body) {
+template <class Backend, class Body, uint32_t B = 0>
+void threaded(Backend const& backend, Independent range, Knobs<B> knobs, Body const& body) {
     if constexpr (detail::checkIndependentBody<Backend, Body>()) { // else only the message above
-        using Kernel = detail::IndependentKernel<Body>;
-        uint32_t const blocks = (range.count + Kernel::blockDomSize - 1) / Kernel::blockDomSize;
-        lockstep::launch(backend, lockstep::config(std::min(blocks, Backend::maxGridBlocks)), Kernel{}, body,
-                         range.count);
+        using Kernel = detail::IndependentKernel<Body, B>;
+        uint64_t const chunk = uint64_t(Kernel::blockDomSize) * detail::checkedCoarsen(knobs);
+        uint64_t const blocks = (range.count + chunk - 1) / chunk;
+        lockstep::launch(backend,
+                         lockstep::config(static_cast<uint32_t>(std::min<uint64_t>(blocks, Backend::maxGridBlocks))),
+                         Kernel{}, body, range.count, knobs.coarsenBy);
     }
 }
 
-template <class Backend, uint32_t D, uint32_t N, class Body>
-void threaded(Backend const& backend, IndependentAxes<D> axes, Interdependent<N> axis, Body const& body) {
-    if constexpr (detail::takesAxes<D, Body, detail::ContextFor<Backend, N>&>()) {
-        threaded(backend, independent(detail::flatCount(axes)), axis, detail::splitOf(axes, body));
+template <class Backend, uint32_t D, class Axis, class Body, uint32_t B = 0>
+requires detail::isInterdependent<Axis>
+void threaded(Backend const& backend, IndependentAxes<D> axes, Axis axis, Knobs<B> knobs, Body const& body) {
+    if constexpr (detail::takesAxes<D, Body, detail::ContextFor<Backend, Axis::bound, Axis::bounded>&>()) {
+        threaded(backend, independent(detail::flatCount(axes)), axis, knobs, detail::splitOf(axes, body));
     } else {
         static_assert(detail::alwaysFalse<Body>,
                       "threaded: with independent(ni, nj[, nk]) and an interdependent axis the body takes the "
@@ -425,14 +499,26 @@ void threaded(Backend const& backend, IndependentAxes<D> axes, Interdependent<N>
     }
 }
 
-template <class Backend, uint32_t D, class Body>
-void threaded(Backend const& backend, IndependentAxes<D> axes, Body const& body) {
+template <class Backend, uint32_t D, class Body, uint32_t B = 0>
+void threaded(Backend const& backend, IndependentAxes<D> axes, Knobs<B> knobs, Body const& body) {
     if constexpr (detail::takesAxes<D, Body>()) {
-        threaded(backend, independent(detail::flatCount(axes)), detail::splitOf(axes, body));
+        threaded(backend, independent(detail::flatCount(axes)), knobs, detail::splitOf(axes, body));
     } else {
         static_assert(detail::alwaysFalse<Body>, "threaded: with independent(ni, nj[, nk]) the body takes one index "
                                                  "per axis: body(i, j[, k]), each a uint32_t");
     }
+}
+
+// Without knobs: the defaults (core::defaultBlockItems indices per block, no coarsening).
+template <class Backend, class Range, class Axis, class Body>
+requires(detail::isIndependent<Range>&& detail::isInterdependent<Axis> &&
+         !detail::isKnobs<Body>) void threaded(Backend const& backend, Range range, Axis axis, Body const& body) {
+    threaded(backend, range, axis, Knobs<>{}, body);
+}
+template <class Backend, class Range, class Body>
+requires(detail::isIndependent<Range> && !detail::isAxis<Body> &&
+         !detail::isKnobs<Body>) void threaded(Backend const& backend, Range range, Body const& body) {
+    threaded(backend, range, Knobs<>{}, body);
 }
 
 // Any other call: a compile error that says what to write (the overloads above are more specialised and win).
