@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -557,4 +558,36 @@ TEST_CASE("band solvers reject mismatched fields and outputs that alias an input
     REQUIRE_THROWS_WITH(solveBlockTridiagonal(serial, block.block(0), block.block(1), block.block(2), *block.d[0],
                                               *block.d[1], *y[0], *block.matrix[6]),
                         Catch::Contains("xv is also the input B.vu"));
+}
+
+// Not run by default (a measurement, not a test): test_band_solvers "[.cost]".
+TEST_CASE("cost: the batch with 5 right-hand sides against 5 solveTridiagonal calls, and the 2x2 systems", "[.cost]") {
+    uint32_t const n = 64, cols = 16384, m = 5, repeats = 20;
+    TriProblem const p(n, cols, 1, m);
+    PentaProblem const penta(n, cols, 2);
+    BlockProblem const block(n, cols, 3);
+    auto time = [&](auto&& f) {
+        f(); // warm the scratch
+        auto const start = std::chrono::steady_clock::now();
+        for (uint32_t r = 0; r < repeats; ++r)
+            f();
+        return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / repeats;
+    };
+    auto measure = [&](auto const& backend, char const* name) {
+        Fields x = p.solution(), y = penta.solution(), z = block.solution();
+        for (Tridiag variant : {Tridiag::Thomas, Tridiag::CyclicReduction}) {
+            double const batch = time([&] { p.solve(backend, p.d, x, variant); });
+            double const single = time([&] {
+                for (uint32_t j = 0; j < m; ++j)
+                    solveTridiagonal(backend, *p.matrix[0], *p.matrix[1], *p.matrix[2], *p.d[j], *x[j], variant);
+            });
+            double const five = time([&] { penta.solve(backend, penta.d, y, variant); });
+            double const two = time([&] { block.solve(backend, block.d, z, variant); });
+            std::printf("%-7s %-16s %u columns x %u levels: batch of %u %8.0f us, %u solveTridiagonal %8.0f us; "
+                        "pentadiagonal %8.0f us; 2x2 block %8.0f us\n",
+                        name, tridiagName(variant), cols, n, m, batch, m, single, five, two);
+        }
+    };
+    measure(core::Serial{}, "Serial");
+    measure(core::OpenMP{}, "OpenMP");
 }
