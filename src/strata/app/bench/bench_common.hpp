@@ -15,10 +15,20 @@
 //                             its file and in the counter min_bytes_per_point) divided by the time
 //   pct_of_triad              bytes_per_second as a percentage of the triad bandwidth of the same backend measured
 //                             in the same process (Serial: one thread; OpenMP: every OpenMP thread)
-//   triad_bytes_per_second    that triad bandwidth, so that the JSON is self-contained
-// The triad reference is measured once, on first use, by triadReference() below: best of 10 passes over three
-// arrays of 2^25 doubles (256 MiB each, 8 x the 32 MiB L3), 24 bytes per element (STREAM's count: b and c read,
-// a written; the write-allocate read of a is not counted, here or in any benchmark's byte model).
+//   triad_bytes_per_second    that triad bandwidth (the median of every reference pass so far: see below), so that
+//                             the JSON is self-contained
+//   triad_latest_bytes_per_second, triad_min_bytes_per_second, triad_max_bytes_per_second, triad_passes
+//                             the median of the latest sample of reference passes, the slowest and the fastest pass so
+//                             far, and how many passes the median is of
+// The triad reference (TriadReference below) is measured like the benchmarks it scales, not once: when a result is
+// reported (reportThroughput, after its timed loop) and a second or more has passed since the reference's latest
+// sample, 3 more passes of the triad run, so that its passes are interleaved with the benchmarks over the whole run
+// (about a tenth of the run's time), and pct_of_triad uses the median of all the passes of the process so far (at
+// the first result: of 5 passes, after one untimed). The passes run over one set of three arrays of 2^25 doubles
+// (256 MiB each, 8 x the 32 MiB L3), kept for the process and shared with roofline/<backend>/triad, from the
+// allocator of Strata's fields (core::detail::hostAllocate: the same kind of pages as the engines' fields), 24 bytes
+// per element (STREAM's count: b and c read, a written; the write-allocate read of a is not counted, here or in any
+// benchmark's byte model).
 #pragma once
 
 #include <strata/core/backend.hpp>
@@ -35,6 +45,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -114,33 +125,97 @@ inline void triadInit(double* a, double* b, double* c, std::size_t n, bool paral
     }
 }
 
-// The best triad bandwidth (bytes/s) of this process, measured once per kind on first use.
-inline double measureTriad(bool parallel) {
-    RawArray a(triadElements), b(triadElements), c(triadElements);
-    triadInit(a.get(), b.get(), c.get(), triadElements, parallel);
-    double best = 0;
-    for (int pass = 0; pass < 10; ++pass) {
-        auto const t0 = std::chrono::steady_clock::now();
-        if (parallel)
-            triadOpenMP(a.get(), b.get(), c.get(), triadScalar, triadElements);
-        else
-            triadSerial(a.get(), b.get(), c.get(), triadScalar, triadElements);
-        double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        benchmark::DoNotOptimize(a.get());
-        best = std::max(best, triadBytesPerElement * static_cast<double>(triadElements) / s);
-    }
-    return best;
+// The three arrays of the triad reference and of roofline/<backend>/triad: made and first touched once (with the
+// OpenMP triad's static schedule, which on one memory node puts the pages where a serial touch would), kept for the
+// process.
+struct TriadArrays {
+    RawArray a{triadElements}, b{triadElements}, c{triadElements};
+    TriadArrays() { triadInit(a.get(), b.get(), c.get(), triadElements, true); }
+};
+inline TriadArrays& triadArrays() {
+    static TriadArrays arrays;
+    return arrays;
 }
 
+// One pass of the triad over the shared arrays, bytes per second.
+inline double triadPass(bool parallel) {
+    TriadArrays& t = triadArrays();
+    auto const t0 = std::chrono::steady_clock::now();
+    if (parallel)
+        triadOpenMP(t.a.get(), t.b.get(), t.c.get(), triadScalar, triadElements);
+    else
+        triadSerial(t.a.get(), t.b.get(), t.c.get(), triadScalar, triadElements);
+    double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    benchmark::DoNotOptimize(t.a.get());
+    benchmark::ClobberMemory();
+    return triadBytesPerElement * static_cast<double>(triadElements) / s;
+}
+
+inline double medianOf(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    std::size_t const n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The triad bandwidth of one kind (Serial: one thread; OpenMP: every OpenMP thread), sampled again and again over
+// the run: every pass is kept, and the reference is their median.
+class TriadReference {
+public:
+    static constexpr int passesPerSample = 3;
+    static constexpr int firstPasses = 5;                // on first use, after one untimed pass
+    static constexpr double secondsBetweenSamples = 1.0; // at least, from the end of one sample to the next
+
+    explicit TriadReference(bool parallel) : parallel_(parallel) {}
+
+    // Runs `passes` passes now and keeps them; returns their median, bytes/s.
+    double sample(int passes = passesPerSample) {
+        std::vector<double> now;
+        for (int i = 0; i < passes; ++i)
+            now.push_back(triadPass(parallel_));
+        passes_.insert(passes_.end(), now.begin(), now.end());
+        latest_ = medianOf(now);
+        lastSample_ = std::chrono::steady_clock::now();
+        return latest_;
+    }
+    // A sample if secondsBetweenSamples have passed since the latest (the first use: its passes); returns median().
+    double update() {
+        if (passes_.empty()) return median();
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - lastSample_).count() >=
+            secondsBetweenSamples)
+            sample();
+        return median();
+    }
+    // The median of every pass so far, bytes/s (the first use runs its passes).
+    double median() {
+        if (passes_.empty()) {
+            triadPass(parallel_); // pages and caches settle; not counted
+            sample(firstPasses);
+        }
+        return medianOf(passes_);
+    }
+    double latest() const { return latest_; }
+    double slowest() const { return passes_.empty() ? 0.0 : *std::min_element(passes_.begin(), passes_.end()); }
+    double fastest() const { return passes_.empty() ? 0.0 : *std::max_element(passes_.begin(), passes_.end()); }
+    std::size_t passes() const { return passes_.size(); }
+
+private:
+    bool parallel_;
+    std::vector<double> passes_;
+    double latest_ = 0.0;
+    std::chrono::steady_clock::time_point lastSample_{};
+};
+
+template <class Backend>
+TriadReference& triadReferenceOf() {
+    static TriadReference reference(Backend::hostParallel);
+    return reference;
+}
+
+// The triad reference of Backend's kind as it stands: the median of its passes so far, bytes/s.
 template <class Backend>
 double triadReference() {
-    if constexpr (Backend::hostParallel) {
-        static double const bw = measureTriad(true);
-        return bw;
-    } else {
-        static double const bw = measureTriad(false);
-        return bw;
-    }
+    return triadReferenceOf<Backend>().median();
 }
 
 // The cost of one transcendental function of the kinds the model evaluates (exp, log, pow, sin, sqrt in turn, on
@@ -196,16 +271,21 @@ inline int threadsOf(bool parallel) {
 #endif
 }
 
-// Sets the counters every result reports. `points` and `bytes` are per iteration; `minBytesPerPoint` documents the
-// byte model (bytes / points).
+// Sets the counters every result reports, after the triad reference's sample when one is due (outside the timed
+// loop). `points` and `bytes` are per iteration; min_bytes_per_point documents the byte model (bytes / points).
 template <class Backend>
 void reportThroughput(benchmark::State& state, double points, double bytes) {
     using benchmark::Counter;
-    double const triad = triadReference<Backend>();
+    TriadReference& reference = triadReferenceOf<Backend>();
+    double const triad = reference.update();
     state.counters["level_updates_per_second"] = Counter(points, Counter::kIsIterationInvariantRate);
     state.counters["bytes_per_second"] = Counter(bytes, Counter::kIsIterationInvariantRate);
     state.counters["pct_of_triad"] = Counter(100.0 * bytes / triad, Counter::kIsIterationInvariantRate);
     state.counters["triad_bytes_per_second"] = triad;
+    state.counters["triad_latest_bytes_per_second"] = reference.latest();
+    state.counters["triad_min_bytes_per_second"] = reference.slowest();
+    state.counters["triad_max_bytes_per_second"] = reference.fastest();
+    state.counters["triad_passes"] = static_cast<double>(reference.passes());
     state.counters["min_bytes_per_point"] = points > 0 ? bytes / points : 0.0;
     state.counters["threads"] = threadsOf(Backend::hostParallel);
 }

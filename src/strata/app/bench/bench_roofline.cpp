@@ -4,8 +4,9 @@
 //   roofline/<backend>/triad_lockstep   the same loop as a lockstep kernel, threaded(backend, independent(n), body):
 //                                       what the kernel layer's block loop costs on a streaming kernel
 // Bytes: 24 per element (STREAM's count: b and c read, a written; write-allocate not counted). A "level update" is
-// one element. pct_of_triad compares with the reference measured once at start (bench_common.hpp): the two are the
-// same loop, so it reads about 100 % and tells how repeatable the reference is.
+// one element. Both run over the arrays of the in-process triad reference (bench_common.hpp), and pct_of_triad
+// compares with that reference, the median of its passes interleaved with the run: the same loop on the same arrays,
+// so it reads about 100 % and tells how far one benchmark's stretch of time strays from the run's median.
 //   roofline/serial/diffusion_loads/<metric>/<levels>
 //                                       an experiment on what one core's loads cost: the diffusion tree's two-pass
 //                                       column loop (operators/serial/diffusion/hand) over 2^23 points, its metric
@@ -41,8 +42,8 @@ template <class Backend>
 void bmTriad(benchmark::State& state, bool lockstep) {
     constexpr bool parallel = Backend::hostParallel;
     std::size_t const n = bench::triadElements;
-    bench::RawArray a(n), b(n), c(n);
-    bench::triadInit(a.get(), b.get(), c.get(), n, parallel);
+    bench::TriadArrays& arrays = bench::triadArrays();
+    bench::RawArray const &a = arrays.a, &b = arrays.b, &c = arrays.c;
     for (auto _ : state) {
         if (lockstep)
             threaded::threaded(Backend{}, threaded::independent(static_cast<uint32_t>(n)),
