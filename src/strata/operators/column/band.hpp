@@ -26,7 +26,9 @@
 //   Thomas           block LU without pivoting. One worker per matrix factors it (its pivots' inverses and
 //                    C' = P^-1 C into a global scratch kept from call to call, as tridiagonal.hpp's), then one worker
 //                    per (column, right-hand side) solves up and down in a fixed order: one factorisation serves every
-//                    right-hand side. O(n) work, no shared memory, no syncs: the CPU choice. On scalars, the operations
+//                    right-hand side. On the CPU backends a matrix per column is factored and solved by one worker per
+//                    column in one launch (the same operations). O(n) work, no shared memory, no syncs: the CPU
+//                    choice. On scalars, the operations
 //                    of solveTridiagonal's Thomas in the same order: the batch gives its bits for every right-hand
 //                    side.
 //   CyclicReduction  parallel cyclic reduction of the block rows in block shared memory, one block per column, every
@@ -161,11 +163,19 @@ void launchBandCyclicReduction(Backend const& backend, Sys const& sys, uint32_t*
 }
 
 // Runs the chosen algorithm on `sys` (at most bandRhsPerLaunch right-hand sides). Thomas factors the matrix first
-// when `factor` is set, and otherwise reuses the factors already in `scratch`.
+// when `factor` is set, and otherwise reuses the factors already in `scratch`; on the CPU backends, a matrix per
+// column is factored and solved by one worker per column in one launch.
 template <class Backend, class Sys>
 void runBand(Backend const& backend, Sys const& sys, Tridiag chosen, BandScratch<Sys> const& scratch, bool factor,
              uint32_t* status) {
     if (chosen == Tridiag::Thomas) {
+        if constexpr (Backend::oneWorkerPerBlock) {
+            if (factor && scratch.matrixColumns == sys.columns()) {
+                threaded::threaded(backend, threaded::independent(sys.columns()),
+                                   BandThomasColumnBody<Sys>{sys, scratch, status});
+                return;
+            }
+        }
         if (factor)
             threaded::threaded(backend, threaded::independent(scratch.matrixColumns),
                                BandThomasFactorBody<Sys>{sys, scratch, status});

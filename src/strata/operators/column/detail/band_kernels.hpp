@@ -334,6 +334,22 @@ struct BandThomasSolveBody {
     }
 };
 
+// Both for one column, its matrix its own: the factors are still in cache when the right-hand sides read them, and
+// one launch instead of two (the CPU backends' path when every column has its matrix). The same operations: the bits
+// of the two launches.
+template <class Sys>
+struct BandThomasColumnBody {
+    Sys sys;
+    BandScratch<Sys> scratch;
+    uint32_t* status;
+
+    STRATA_HD void operator()(uint32_t col) const {
+        BandThomasFactorBody<Sys>{sys, scratch, status}(col);
+        for (uint32_t j = 0; j < sys.rhs; ++j)
+            BandThomasSolveBody<Sys>{sys, scratch}(j * sys.columns() + col);
+    }
+};
+
 // ---- parallel cyclic reduction --------------------------------------------------------------------------------------
 
 // Shared layout, nb block rows: two buffers q of A, B, C (nb elements each) and D (rhs x nb vectors), then one flag
