@@ -19,6 +19,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -29,44 +30,52 @@ namespace {
 
 constexpr auto host = core::MemSpace::Host;
 constexpr uint32_t sizes[] = {1, 2, 3, 7, 64, 1000};
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+template <class T>
+constexpr T nanOf = std::numeric_limits<T>::quiet_NaN(); // outside the matrix: a solver that reads it fails
+template <class T>
+using FieldsOf = std::vector<std::unique_ptr<Field<T, Center>>>;
 using F = Field<double, Center>;
-using Fields = std::vector<std::unique_ptr<F>>;
+using Fields = FieldsOf<double>;
 
 std::shared_ptr<Grid const> gridOf(uint32_t n) { return std::make_shared<Grid const>(Grid::uniform(n, 1000.0)); }
 
-Fields makeFields(std::shared_ptr<Grid const> const& grid, uint32_t columns, std::size_t count) {
-    Fields fields;
+template <class T>
+FieldsOf<T> makeFields(std::shared_ptr<Grid const> const& grid, uint32_t columns, std::size_t count) {
+    FieldsOf<T> fields;
     for (std::size_t i = 0; i < count; ++i)
-        fields.push_back(std::make_unique<F>(grid, columns, host));
+        fields.push_back(std::make_unique<Field<T, Center>>(grid, columns, host));
     return fields;
 }
 
-std::vector<F*> pointers(Fields const& fields) {
-    std::vector<F*> p;
+template <class T>
+std::vector<Field<T, Center>*> pointers(FieldsOf<T> const& fields) {
+    std::vector<Field<T, Center>*> p;
     for (auto const& f : fields)
         p.push_back(f.get());
     return p;
 }
 
 // Row k: random off-diagonal entries in (-1, 1) and a diagonal of either sign with |diag| = sum |off| + [0.1, 1.1).
-void fillDominantRow(std::mt19937_64& rng, std::vector<F*> const& off, F& diag, uint32_t col, uint32_t k) {
+template <class T>
+void fillDominantRow(std::mt19937_64& rng, std::vector<Field<T, Center>*> const& off, Field<T, Center>& diag,
+                     uint32_t col, uint32_t k) {
     std::uniform_real_distribution<double> entry(-1.0, 1.0), margin(0.1, 1.1);
     std::bernoulli_distribution negative(0.3);
     double sum = 0;
-    for (F* f : off) {
-        f->at(col, k) = entry(rng);
+    for (Field<T, Center>* f : off) {
+        f->at(col, k) = static_cast<T>(entry(rng));
         sum += std::fabs(f->at(col, k));
     }
-    double const value = sum + margin(rng);
+    auto const value = static_cast<T>(sum + margin(rng));
     diag.at(col, k) = negative(rng) ? -value : value;
 }
 
-void fillRandom(std::mt19937_64& rng, F& f) {
+template <class T>
+void fillRandom(std::mt19937_64& rng, Field<T, Center>& f) {
     std::uniform_real_distribution<double> value(-1.0, 1.0);
     for (uint32_t col = 0; col < f.columns(); ++col)
         for (uint32_t k = 0; k < f.levels(); ++k)
-            f.at(col, k) = value(rng);
+            f.at(col, k) = static_cast<T>(value(rng));
 }
 
 // One column's system as sparse rows (unknown, coefficient) and its right-hand side.
@@ -125,10 +134,11 @@ std::vector<long double> denseSolve(Rows const& sys) {
     return x;
 }
 
-bool bitIdentical(Fields const& x, Fields const& y) {
+template <class T>
+bool bitIdentical(FieldsOf<T> const& x, FieldsOf<T> const& y) {
     for (std::size_t i = 0; i < x.size(); ++i)
         for (uint32_t col = 0; col < x[i]->columns(); ++col)
-            if (std::memcmp(x[i]->column(col).data(), y[i]->column(col).data(), x[i]->levels() * sizeof(double)) != 0)
+            if (std::memcmp(x[i]->column(col).data(), y[i]->column(col).data(), x[i]->levels() * sizeof(T)) != 0)
                 return false;
     return true;
 }
@@ -136,32 +146,34 @@ bool bitIdentical(Fields const& x, Fields const& y) {
 // ---- the three systems: fields, the solve, and each column's rows built from the fields ----------------------------
 
 // Tridiagonal with m right-hand sides; `shared`: one matrix (a single column) for every column.
+template <class T = double>
 struct TriProblem {
+    using Value = T;
     static constexpr char const* name = "tridiagonal batch";
     std::shared_ptr<Grid const> grid;
     uint32_t n, columns, m;
     bool shared;
-    Fields matrix, d; // a, b, c
+    FieldsOf<T> matrix, d; // a, b, c
 
     TriProblem(uint32_t levels, uint32_t cols, uint64_t seed, uint32_t rhs = 3, bool sharedMatrix = false)
         : grid(gridOf(levels)), n(levels), columns(cols), m(rhs), shared(sharedMatrix),
-          matrix(makeFields(grid, sharedMatrix ? 1 : cols, 3)), d(makeFields(grid, cols, rhs)) {
+          matrix(makeFields<T>(grid, sharedMatrix ? 1 : cols, 3)), d(makeFields<T>(grid, cols, rhs)) {
         std::mt19937_64 rng(seed);
-        F &a = *matrix[0], &b = *matrix[1], &c = *matrix[2];
+        Field<T, Center>&a = *matrix[0], &b = *matrix[1], &c = *matrix[2];
         for (uint32_t col = 0; col < a.columns(); ++col) {
             for (uint32_t k = 0; k < n; ++k)
-                fillDominantRow(rng, {&a, &c}, b, col, k);
-            a.at(col, 0) = c.at(col, n - 1) = nan; // outside the matrix: a solver that reads them fails
+                fillDominantRow<T>(rng, {&a, &c}, b, col, k);
+            a.at(col, 0) = c.at(col, n - 1) = nanOf<T>;
         }
         for (auto& f : d)
             fillRandom(rng, *f);
     }
-    Fields solution() const { return makeFields(grid, columns, m); }
+    FieldsOf<T> solution() const { return makeFields<T>(grid, columns, m); }
     template <class Backend>
-    Tridiag solve(Backend const& backend, Fields const& rhs, Fields& x, Tridiag variant,
+    Tridiag solve(Backend const& backend, FieldsOf<T> const& rhs, FieldsOf<T>& x, Tridiag variant,
                   BandOptions options = {}) const {
-        std::vector<F*> const rp = pointers(rhs), xp = pointers(x);
-        std::vector<F const*> const dp(rp.begin(), rp.end());
+        std::vector<Field<T, Center>*> const rp = pointers(rhs), xp = pointers(x);
+        std::vector<Field<T, Center> const*> const dp(rp.begin(), rp.end());
         return solveTridiagonalBatch(backend, *matrix[0], *matrix[1], *matrix[2], std::span(dp), std::span(xp), variant,
                                      options);
     }
@@ -178,7 +190,7 @@ struct TriProblem {
         }
         return sys;
     }
-    std::vector<long double> unknowns(Fields const& x, uint32_t col, std::size_t j) const {
+    std::vector<long double> unknowns(FieldsOf<T> const& x, uint32_t col, std::size_t j) const {
         return {x[j]->column(col).begin(), x[j]->column(col).end()};
     }
     void makeSingular(uint32_t col, uint32_t level) { // a zero row
@@ -187,32 +199,34 @@ struct TriProblem {
     }
 };
 
+template <class T = double>
 struct PentaProblem {
+    using Value = T;
     static constexpr char const* name = "pentadiagonal";
     std::shared_ptr<Grid const> grid;
     uint32_t n, columns;
-    Fields matrix, d; // e, a, b, c, f
+    FieldsOf<T> matrix, d; // e, a, b, c, f
 
     PentaProblem(uint32_t levels, uint32_t cols, uint64_t seed)
-        : grid(gridOf(levels)), n(levels), columns(cols), matrix(makeFields(grid, cols, 5)),
-          d(makeFields(grid, cols, 1)) {
+        : grid(gridOf(levels)), n(levels), columns(cols), matrix(makeFields<T>(grid, cols, 5)),
+          d(makeFields<T>(grid, cols, 1)) {
         std::mt19937_64 rng(seed);
-        F &e = *matrix[0], &a = *matrix[1], &b = *matrix[2], &c = *matrix[3], &f = *matrix[4];
+        Field<T, Center>&e = *matrix[0], &a = *matrix[1], &b = *matrix[2], &c = *matrix[3], &f = *matrix[4];
         for (uint32_t col = 0; col < cols; ++col) {
             for (uint32_t k = 0; k < n; ++k)
-                fillDominantRow(rng, {&e, &a, &c, &f}, b, col, k);
+                fillDominantRow<T>(rng, {&e, &a, &c, &f}, b, col, k);
             for (uint32_t k = 0; k < n; ++k) { // outside the matrix
-                if (k < 2) e.at(col, k) = nan;
-                if (k < 1) a.at(col, k) = nan;
-                if (k + 1 >= n) c.at(col, k) = nan;
-                if (k + 2 >= n) f.at(col, k) = nan;
+                if (k < 2) e.at(col, k) = nanOf<T>;
+                if (k < 1) a.at(col, k) = nanOf<T>;
+                if (k + 1 >= n) c.at(col, k) = nanOf<T>;
+                if (k + 2 >= n) f.at(col, k) = nanOf<T>;
             }
         }
         fillRandom(rng, *d[0]);
     }
-    Fields solution() const { return makeFields(grid, columns, 1); }
+    FieldsOf<T> solution() const { return makeFields<T>(grid, columns, 1); }
     template <class Backend>
-    Tridiag solve(Backend const& backend, Fields const& rhs, Fields& x, Tridiag variant,
+    Tridiag solve(Backend const& backend, FieldsOf<T> const& rhs, FieldsOf<T>& x, Tridiag variant,
                   BandOptions options = {}) const {
         return solvePentadiagonal(backend, *matrix[0], *matrix[1], *matrix[2], *matrix[3], *matrix[4], *rhs[0], *x[0],
                                   variant, options);
@@ -227,7 +241,7 @@ struct PentaProblem {
         }
         return sys;
     }
-    std::vector<long double> unknowns(Fields const& x, uint32_t col, std::size_t) const {
+    std::vector<long double> unknowns(FieldsOf<T> const& x, uint32_t col, std::size_t) const {
         return {x[0]->column(col).begin(), x[0]->column(col).end()};
     }
     void makeSingular(uint32_t col, uint32_t level) {
@@ -237,34 +251,38 @@ struct PentaProblem {
 };
 
 // 2x2 blocks; the fields in the order A.uu, A.uv, A.vu, A.vv, B.uu, ..., C.vv; unknowns interleaved (u0, v0, u1, ...).
+template <class T = double>
 struct BlockProblem {
+    using Value = T;
     static constexpr char const* name = "2x2 block tridiagonal";
     std::shared_ptr<Grid const> grid;
     uint32_t n, columns;
-    Fields matrix, d; // 12 bands; du, dv
+    FieldsOf<T> matrix, d; // 12 bands; du, dv
 
     BlockProblem(uint32_t levels, uint32_t cols, uint64_t seed)
-        : grid(gridOf(levels)), n(levels), columns(cols), matrix(makeFields(grid, cols, 12)),
-          d(makeFields(grid, cols, 2)) {
+        : grid(gridOf(levels)), n(levels), columns(cols), matrix(makeFields<T>(grid, cols, 12)),
+          d(makeFields<T>(grid, cols, 2)) {
         std::mt19937_64 rng(seed);
         auto band = [&](int block, int entry) { return matrix[4 * block + entry].get(); };
         for (uint32_t col = 0; col < cols; ++col) {
             for (uint32_t k = 0; k < n; ++k) {
-                fillDominantRow(rng, {band(0, 0), band(0, 1), band(1, 1), band(2, 0), band(2, 1)}, *band(1, 0), col, k);
-                fillDominantRow(rng, {band(0, 2), band(0, 3), band(1, 2), band(2, 2), band(2, 3)}, *band(1, 3), col, k);
+                fillDominantRow<T>(rng, {band(0, 0), band(0, 1), band(1, 1), band(2, 0), band(2, 1)}, *band(1, 0), col,
+                                   k);
+                fillDominantRow<T>(rng, {band(0, 2), band(0, 3), band(1, 2), band(2, 2), band(2, 3)}, *band(1, 3), col,
+                                   k);
             }
             for (int entry = 0; entry < 4; ++entry)
-                band(0, entry)->at(col, 0) = band(2, entry)->at(col, n - 1) = nan;
+                band(0, entry)->at(col, 0) = band(2, entry)->at(col, n - 1) = nanOf<T>;
         }
         fillRandom(rng, *d[0]);
         fillRandom(rng, *d[1]);
     }
-    Fields solution() const { return makeFields(grid, columns, 2); }
-    Block2x2<double> block(int i) const {
+    FieldsOf<T> solution() const { return makeFields<T>(grid, columns, 2); }
+    Block2x2<T> block(int i) const {
         return {*matrix[4 * i], *matrix[4 * i + 1], *matrix[4 * i + 2], *matrix[4 * i + 3]};
     }
     template <class Backend>
-    Tridiag solve(Backend const& backend, Fields const& rhs, Fields& x, Tridiag variant,
+    Tridiag solve(Backend const& backend, FieldsOf<T> const& rhs, FieldsOf<T>& x, Tridiag variant,
                   BandOptions options = {}) const {
         return solveBlockTridiagonal(backend, block(0), block(1), block(2), *rhs[0], *rhs[1], *x[0], *x[1], variant,
                                      options);
@@ -283,7 +301,7 @@ struct BlockProblem {
             }
         return sys;
     }
-    std::vector<long double> unknowns(Fields const& x, uint32_t col, std::size_t) const {
+    std::vector<long double> unknowns(FieldsOf<T> const& x, uint32_t col, std::size_t) const {
         std::vector<long double> u;
         for (uint32_t k = 0; k < n; ++k) {
             u.push_back(x[0]->at(col, k));
@@ -301,7 +319,7 @@ struct BlockProblem {
 // The worst backward error over every column and right-hand side, and (n <= 64) the worst relative distance to the
 // dense solution.
 template <class Problem>
-std::pair<double, double> errors(Problem const& p, Fields const& x) {
+std::pair<double, double> errors(Problem const& p, auto const& x) {
     double backward = 0, dense = 0;
     for (uint32_t col = 0; col < p.columns; ++col)
         for (std::size_t j = 0; j < p.systems(); ++j) {
@@ -329,18 +347,25 @@ template <class Problem, class Backend>
 void checkSolves(Backend const& backend, Problem const& p) {
     for (Tridiag variant : {Tridiag::Thomas, Tridiag::CyclicReduction}) {
         INFO(Problem::name << ", n = " << p.n << ", " << tridiagName(variant));
-        Fields x = p.solution();
+        auto x = p.solution();
         REQUIRE(p.solve(backend, p.d, x, variant, roomy) == variant);
         auto const [backward, dense] = errors(p, x);
-        std::string const key = std::string(Problem::name) + tridiagName(variant) + std::to_string(p.n);
+        constexpr char const* precision = std::is_same_v<typename Problem::Value, float> ? "float" : "double";
+        std::string key = precision;
+        key += Problem::name;
+        key += tridiagName(variant);
+        key += std::to_string(p.n);
         char denseText[32] = "(n > 64: not run)";
         if (p.n <= 64) std::snprintf(denseText, sizeof denseText, "%.2e", dense);
         if (printed.insert(key).second)
-            std::printf("%-22s %-16s n = %4u: backward error %.2e, vs dense elimination %s\n", Problem::name,
-                        tridiagName(variant), p.n, backward, denseText);
+            std::printf("%-6s %-22s %-16s n = %4u: backward error %.2e, vs dense elimination %s\n", precision,
+                        Problem::name, tridiagName(variant), p.n, backward, denseText);
         INFO("backward error " << backward << ", vs dense " << dense);
-        REQUIRE(backward < 2e-15); // a few ulps: measured up to 7e-16
-        REQUIRE(dense < 1e-14);    // diagonally dominant, so well conditioned: measured up to 6e-16
+        // A few ulps: measured up to 6e-16 in double, 9e-7 in float (cyclic reduction at 1000 levels). Diagonally
+        // dominant, so well conditioned: the distance to the dense solution is of the same order.
+        constexpr bool single = std::is_same_v<typename Problem::Value, float>;
+        REQUIRE(backward < (single ? 4e-6 : 2e-15));
+        REQUIRE(dense < (single ? 4e-6 : 1e-14));
     }
 }
 
@@ -373,6 +398,17 @@ TEMPLATE_TEST_CASE("2x2 block tridiagonal: Thomas and cyclic reduction at 1 to 1
     auto const backend = TestType::make();
     for (uint32_t n : sizes)
         checkSolves(backend, BlockProblem(n, 5, 13 * n));
+}
+
+TEMPLATE_TEST_CASE("single precision: every system and variant solves to float rounding", "[column][band]",
+                   STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    for (uint32_t n : {1u, 7u, 64u, 1000u}) {
+        checkSolves(backend, TriProblem<float>(n, 5, n, 3));
+        checkSolves(backend, TriProblem<float>(n, 5, n, 2, true));
+        checkSolves(backend, PentaProblem<float>(n, 5, n));
+        checkSolves(backend, BlockProblem<float>(n, 5, n));
+    }
 }
 
 TEST_CASE("the batch on scalars has solveTridiagonal's bits, variant by variant, for each right-hand side",
