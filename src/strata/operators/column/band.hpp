@@ -75,6 +75,8 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace strata::ops {
 
@@ -206,6 +208,33 @@ void solveOneBand(Backend const& backend, Sys const& sys, Tridiag chosen, BandOp
     check.report(where, levelsPerBlock, levels);
 }
 
+// A field of a system with the name its errors give.
+template <class T>
+struct NamedField {
+    std::string name;
+    Field<T, Center> const* field;
+};
+
+// The matrix fields have `matrixColumns` columns, the right-hand sides and solutions `columns`, all on grids of n
+// cells in Backend's memory; no solution is a matrix field or another solution (it may be a right-hand side).
+template <class Backend, class T>
+void requireSystem(char const* where, std::span<NamedField<T> const> matrix, uint32_t matrixColumns,
+                   std::span<NamedField<T> const> rhs, std::span<NamedField<T> const> solutions, uint32_t columns,
+                   uint32_t n) {
+    for (auto const& m : matrix)
+        requireColumnField<Backend>(where, m.name.c_str(), *m.field, matrixColumns, n);
+    for (auto const& group : {rhs, solutions})
+        for (auto const& f : group)
+            requireColumnField<Backend>(where, f.name.c_str(), *f.field, columns, n);
+    for (std::size_t j = 0; j < solutions.size(); ++j) {
+        auto const& x = solutions[j];
+        for (auto const& m : matrix)
+            requireDistinct(where, x.name.c_str(), *x.field, m.name.c_str(), *m.field);
+        for (std::size_t i = 0; i < j; ++i)
+            requireDistinct(where, x.name.c_str(), *x.field, solutions[i].name.c_str(), *solutions[i].field);
+    }
+}
+
 inline std::string indexed(char const* name, std::size_t j) {
     std::string s = name;
     s += '[';
@@ -235,22 +264,18 @@ Tridiag solveTridiagonalBatch(Backend const& backend, Field<T, Center> const& a,
             throw Error(detail::indexed(d[j] == nullptr ? "d" : "x", j) + " is null", where, "a field");
     uint32_t const columns = x[0]->columns(), n = x[0]->grid().cells();
     uint32_t const matrixColumns = a.columns() == 1 ? 1 : columns;
-    detail::requireColumnField<Backend>(where, "a", a, matrixColumns, n);
-    detail::requireColumnField<Backend>(where, "b", b, matrixColumns, n);
-    detail::requireColumnField<Backend>(where, "c", c, matrixColumns, n);
+    using Named = detail::NamedField<T>;
+    std::vector<Named> const matrix{{"a", &a}, {"b", &b}, {"c", &c}};
+    std::vector<Named> rhsFields, solutions;
     for (std::size_t j = 0; j < x.size(); ++j) {
-        std::string const dj = detail::indexed("d", j), xj = detail::indexed("x", j);
-        detail::requireColumnField<Backend>(where, dj.c_str(), *d[j], columns, n);
-        detail::requireColumnField<Backend>(where, xj.c_str(), *x[j], columns, n);
-        detail::requireDistinct(where, xj.c_str(), *x[j], "a", a);
-        detail::requireDistinct(where, xj.c_str(), *x[j], "b", b);
-        detail::requireDistinct(where, xj.c_str(), *x[j], "c", c);
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            if (i == j) continue;
-            detail::requireDistinct(where, xj.c_str(), *x[j], detail::indexed("d", i).c_str(), *d[i]);
-            if (i < j) detail::requireDistinct(where, xj.c_str(), *x[j], detail::indexed("x", i).c_str(), *x[i]);
-        }
+        rhsFields.push_back({detail::indexed("d", j), d[j]});
+        solutions.push_back({detail::indexed("x", j), x[j]});
     }
+    detail::requireSystem<Backend, T>(where, matrix, matrixColumns, rhsFields, solutions, columns, n);
+    for (std::size_t j = 0; j < x.size(); ++j) // the workers of different right-hand sides run at once
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (i != j)
+                detail::requireDistinct(where, solutions[j].name.c_str(), *x[j], rhsFields[i].name.c_str(), *d[i]);
 
     auto const rhs = static_cast<uint32_t>(x.size());
     uint32_t const perLaunch = std::min(rhs, detail::bandRhsPerLaunch);
@@ -294,14 +319,10 @@ Tridiag solvePentadiagonal(Backend const& backend, Field<T, Center> const& e, Fi
     static_assert(std::is_floating_point_v<T>, "solvePentadiagonal: T must be a floating-point type");
     char const* where = "solvePentadiagonal";
     uint32_t const columns = x.columns(), n = x.grid().cells();
-    char const* names[] = {"e", "a", "b", "c", "f"};
-    Field<T, Center> const* bands[] = {&e, &a, &b, &c, &f};
-    for (int i = 0; i < 5; ++i) {
-        detail::requireColumnField<Backend>(where, names[i], *bands[i], columns, n);
-        detail::requireDistinct(where, "x", x, names[i], *bands[i]);
-    }
-    detail::requireColumnField<Backend>(where, "d", d, columns, n);
-    detail::requireColumnField<Backend>(where, "x", x, columns, n);
+    using Named = detail::NamedField<T>;
+    Named const matrix[] = {{"e", &e}, {"a", &a}, {"b", &b}, {"c", &c}, {"f", &f}}, rhs[] = {{"d", &d}},
+                solution[] = {{"x", &x}};
+    detail::requireSystem<Backend, T>(where, matrix, columns, rhs, solution, columns, n);
 
     Tridiag const chosen = detail::chooseBand(backend, pentadiagonalCyclicReductionBytes<T>(n), variant, options);
     if (columns == 0) return chosen;
@@ -320,20 +341,16 @@ Tridiag solveBlockTridiagonal(Backend const& backend, Block2x2<T> const& lower, 
     static_assert(std::is_floating_point_v<T>, "solveBlockTridiagonal: T must be a floating-point type");
     char const* where = "solveBlockTridiagonal";
     uint32_t const columns = xu.columns(), n = xu.grid().cells();
-    char const* names[] = {"A.uu", "A.uv", "A.vu", "A.vv", "B.uu", "B.uv",
-                           "B.vu", "B.vv", "C.uu", "C.uv", "C.vu", "C.vv"};
-    Field<T, Center> const* bands[] = {&lower.uu, &lower.uv, &lower.vu, &lower.vv, &diag.uu,  &diag.uv,
-                                       &diag.vu,  &diag.vv,  &upper.uu, &upper.uv, &upper.vu, &upper.vv};
-    for (int i = 0; i < 12; ++i) {
-        detail::requireColumnField<Backend>(where, names[i], *bands[i], columns, n);
-        detail::requireDistinct(where, "xu", xu, names[i], *bands[i]);
-        detail::requireDistinct(where, "xv", xv, names[i], *bands[i]);
+    std::vector<detail::NamedField<T>> matrix;
+    for (auto const& [band, name] : {std::pair{&lower, "A."}, std::pair{&diag, "B."}, std::pair{&upper, "C."}}) {
+        std::string const prefix = name;
+        matrix.push_back({prefix + "uu", &band->uu});
+        matrix.push_back({prefix + "uv", &band->uv});
+        matrix.push_back({prefix + "vu", &band->vu});
+        matrix.push_back({prefix + "vv", &band->vv});
     }
-    detail::requireColumnField<Backend>(where, "du", du, columns, n);
-    detail::requireColumnField<Backend>(where, "dv", dv, columns, n);
-    detail::requireColumnField<Backend>(where, "xu", xu, columns, n);
-    detail::requireColumnField<Backend>(where, "xv", xv, columns, n);
-    detail::requireDistinct(where, "xv", xv, "xu", xu);
+    detail::NamedField<T> const rhs[] = {{"du", &du}, {"dv", &dv}}, solutions[] = {{"xu", &xu}, {"xv", &xv}};
+    detail::requireSystem<Backend, T>(where, matrix, columns, rhs, solutions, columns, n);
 
     Tridiag const chosen = detail::chooseBand(backend, blockTridiagonalCyclicReductionBytes<T>(n), variant, options);
     if (columns == 0) return chosen;
