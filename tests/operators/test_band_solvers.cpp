@@ -475,8 +475,8 @@ TEMPLATE_TEST_CASE("band solvers in place (x = d) give the out-of-place bits", "
     }
 }
 
-TEMPLATE_TEST_CASE("a singular system: with options.check the solve throws naming the column and level; without, "
-                   "inf or NaN and no error",
+TEMPLATE_TEST_CASE("a singular system: with options.check the solve throws naming the column and level, without "
+                   "it gives inf or NaN and no error",
                    "[column][band][singular]", BAND_TEST_BACKENDS) {
     auto const backend = TestType::make();
     BandOptions checked;
@@ -528,7 +528,7 @@ TEMPLATE_TEST_CASE("a singular system: with options.check the solve throws namin
                         Catch::Contains("column 0 at level 0"));
 }
 
-TEMPLATE_TEST_CASE("band variant rules: Auto and Bfb run Thomas on the CPU; cyclic reduction falls back to Thomas when "
+TEMPLATE_TEST_CASE("band variant rules: Auto and Bfb run Thomas on the CPU, cyclic reduction falls back to Thomas when "
                    "its shared memory does not fit",
                    "[column][band]", STRATA_CPU_BACKENDS) {
     auto const backend = TestType::make();
