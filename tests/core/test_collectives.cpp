@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -159,7 +160,8 @@ struct LockstepCollectives {
     }
 };
 
-// The same through `threaded`, over the interdependent axis.
+// The same through `threaded`, over the interdependent axis (of N, or of a run-time extent under the bound N: the
+// columns are ctx.extent() long).
 template <uint32_t N>
 struct ThreadedCollectives {
     Args a;
@@ -170,9 +172,10 @@ struct ThreadedCollectives {
         auto flags = ctx.template staticSharedArray<bool, N>();
         auto maps = ctx.template staticSharedArray<Affine, N>();
         Args const& args = a;
-        auto x = [&](uint32_t k) { return args.x[c * N + k]; };
-        auto flag = [&](uint32_t k) { return args.flags[c * N + k] != 0; };
-        auto map = [&](uint32_t k) { return args.maps[c * N + k]; };
+        uint32_t const n = ctx.extent();
+        auto x = [&](uint32_t k) { return args.x[c * n + k]; };
+        auto flag = [&](uint32_t k) { return args.flags[c * n + k] != 0; };
+        auto map = [&](uint32_t k) { return args.maps[c * n + k]; };
 
         double const total = threaded::reduce(ctx, values, x, ls::Plus{});
         double const smallest = threaded::reduce(ctx, values, x, ls::Min{});
@@ -182,11 +185,11 @@ struct ThreadedCollectives {
         Affine const fold = threaded::reduce(ctx, maps, map, Compose{});
         double const picked = threaded::broadcast(ctx, values, args.source[c], x);
         threaded::inclusiveScan(
-            ctx, values, x, [&](uint32_t k, double s) { args.inclusive[c * N + k] = s; }, ls::Plus{});
+            ctx, values, x, [&](uint32_t k, double s) { args.inclusive[c * n + k] = s; }, ls::Plus{});
         threaded::exclusiveScan(
-            ctx, values, x, 0.0, [&](uint32_t k, double s) { args.exclusive[c * N + k] = s; }, ls::Plus{});
+            ctx, values, x, 0.0, [&](uint32_t k, double s) { args.exclusive[c * n + k] = s; }, ls::Plus{});
         threaded::inclusiveScan(
-            ctx, maps, map, [&](uint32_t k, Affine const& s) { args.affineScan[c * N + k] = s; }, Compose{});
+            ctx, maps, map, [&](uint32_t k, Affine const& s) { args.affineScan[c * n + k] = s; }, Compose{});
         if (ctx.worker().workerIdx() == 0) {
             args.sum[c] = total;
             args.min[c] = smallest;
@@ -212,6 +215,17 @@ Results runThreaded(Backend const& backend, Inputs const& in) {
     constexpr std::size_t bytes =
         ls::collectiveBytes<double, N>() + ls::collectiveBytes<bool, N>() + ls::collectiveBytes<Affine, N>();
     threaded::threaded(backend, threaded::independent(columns), threaded::interdependent<N>(bytes),
+                       ThreadedCollectives<N>{argsOf(in, r)});
+    return r;
+}
+
+// Through threaded with a run-time extent n under the bound N.
+template <uint32_t N, class Backend>
+Results runThreadedUpTo(Backend const& backend, Inputs const& in, uint32_t n) {
+    Results r(n);
+    constexpr std::size_t bytes =
+        ls::collectiveBytes<double, N>() + ls::collectiveBytes<bool, N>() + ls::collectiveBytes<Affine, N>();
+    threaded::threaded(backend, threaded::independent(columns), threaded::interdependentUpTo<N>(n, bytes),
                        ThreadedCollectives<N>{argsOf(in, r)});
     return r;
 }
@@ -268,7 +282,75 @@ void checkSize() {
     }
 }
 
+// A run-time extent n under the bound Bound gives the bits of the compile-time domain of n.
+template <uint32_t n, uint32_t Bound>
+void checkUpTo() {
+    INFO("extent " << n << " under the bound " << Bound);
+    Inputs const in = makeInputs(n, 2000 + n);
+    Results const reference = runLockstep<n>(core::Serial{}, in);
+    REQUIRE(sameBits(runThreadedUpTo<Bound>(core::Serial{}, in, n), reference));
+    REQUIRE(sameBits(runThreadedUpTo<Bound>(core::OpenMP{}, in, n), reference));
+    for (uint32_t workers : {1u, 2u, 7u, 64u}) {
+        INFO(workers << " workers");
+        REQUIRE(sameBits(runThreadedUpTo<Bound>(core::Threads{workers, true}, in, n), reference));
+    }
+}
+
+// Over an extent of at most 8: the sum of 1.5 per element, the scan's emits counted, a broadcast from `from`.
+struct SmallExtent {
+    uint32_t from;
+    double* sum;
+    uint32_t* emitted;
+    struct Shared {
+        double scratch[8];
+    };
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t) const {
+        auto scratch = ctx.sharedArray(&Shared::scratch);
+        auto const one = [](uint32_t) { return 1.5; };
+        double const total = threaded::reduce(ctx, scratch, one, ls::Plus{});
+        threaded::inclusiveScan(
+            ctx, scratch, one, [&](uint32_t, double) { ++emitted[ctx.worker().workerIdx()]; }, ls::Plus{});
+        double const picked = threaded::broadcast(ctx, scratch, from, one);
+        if (ctx.worker().workerIdx() == 0) sum[0] = total + picked;
+    }
+};
+
 } // namespace
+
+TEST_CASE("threaded collectives over an extent of 0, and a broadcast from past the extent", "[threaded][collectives]") {
+    for (uint32_t workers : {1u, 3u}) {
+        INFO(workers << " workers");
+        double sum = -1;
+        std::vector<uint32_t> emitted(workers, 0);
+        // extent 3: 4.5 + 1.5, three emits in all
+        threaded::threaded(core::Threads{workers, true}, threaded::independent(1), threaded::interdependentUpTo<8>(3),
+                           SmallExtent{2, &sum, emitted.data()});
+        REQUIRE(sum == 6.0);
+        REQUIRE(std::accumulate(emitted.begin(), emitted.end(), 0u) == 3u);
+        REQUIRE_THROWS_WITH(threaded::threaded(core::Threads{workers, true}, threaded::independent(1),
+                                               threaded::interdependentUpTo<8>(3),
+                                               SmallExtent{5, &sum, emitted.data()}),
+                            Contains("threaded::broadcast from element 5 of 3"));
+    }
+    double sum = -1;
+    uint32_t emitted = 0;
+    REQUIRE_THROWS_WITH(threaded::threaded(core::Serial{}, threaded::independent(1), threaded::interdependentUpTo<8>(0),
+                                           SmallExtent{0, &sum, &emitted}),
+                        Contains("from element 0 of 0"));
+    REQUIRE(emitted == 0u); // nothing to scan
+}
+
+TEST_CASE("threaded collectives under interdependentUpTo<N>(extent) give the bits of the compile-time extent",
+          "[threaded][collectives]") {
+    checkUpTo<1, 64>();
+    checkUpTo<2, 64>();
+    checkUpTo<3, 64>();
+    checkUpTo<7, 64>();
+    checkUpTo<30, 64>();
+    checkUpTo<64, 64>();
+    checkUpTo<100, 256>();
+}
 
 TEST_CASE("block collectives give the same bits on Serial, OpenMP and Threads with 1, 2, 7 and 64 workers",
           "[lockstep][collectives]") {

@@ -24,7 +24,7 @@
 // is a plain parallel loop. `independent(ni, nj)` or `independent(ni, nj, nk)` gives several independent axes, the
 // body one index per axis (`body(i, j)`, `body(ctx, i, j)`), the first the fastest. `interdependentUpTo<N>(extent)`
 // is an interdependent axis of a run-time extent of at most N (`ctx.extent()`; the block is sized for N, the steps
-// run below the extent; the collectives of threaded_collectives.hpp need the compile-time form). Bodies are functors
+// run below the extent, and so do the collectives of threaded_collectives.hpp). Bodies are functors
 // (on CUDA: non-generic, or functor structs with a template operator()), called on every backend with the same
 // arguments.
 //

@@ -276,18 +276,24 @@ namespace detail {
 // The collectives' bodies, shared by the lockstep and threaded front ends: `load(idx)` gives element idx's value,
 // `emit(idx, value)` takes element idx's scan result. Each body starts by writing every element into the scratch and
 // ends with a sync after its last read of it.
+//
+// `n` is the number of elements taking part, the first n of the domain (the domain's size, or threaded's run-time
+// extent under its bound); the orders are those of a domain of n elements. With n = 0 a reduction gives T{} and a scan
+// emits nothing.
 template <class T, class TForEach, class Scratch, class Load, class Op>
 STRATA_HD T reduceCore(TForEach const& forEach, Scratch const& scratch, Load const& load, Op const& op,
-                       CollectiveSite const& site) {
-    constexpr uint32_t n = TForEach::domSize;
+                       CollectiveSite const& site, uint32_t n = TForEach::domSize) {
     requireScratch(scratch, n, site);
     auto const& worker = forEach.worker();
     if constexpr (std::remove_cvref_t<decltype(worker)>::BackendType::oneWorkerPerBlock) {
         // One worker owns every element, element i in slot i.
         auto const get = [&](uint32_t i) { return load(typename TForEach::IdxType{i, i, {}}); };
-        return pairwiseTree<powerOfTwoAtLeast(n), T>(0, n, get, op);
+        return n == 0 ? T{} : pairwiseTree<powerOfTwoAtLeast(TForEach::domSize), T>(0, n, get, op);
     }
-    forEach([&](typename TForEach::IdxType const& idx) { scratch[idx.lin()] = load(idx); });
+    if (n == 0) return T{}; // every worker alike: no sync to meet
+    forEach([&](typename TForEach::IdxType const& idx) {
+        if (idx.lin() < n) scratch[idx.lin()] = load(idx);
+    });
     collectiveSync(worker, site);
     treeReduceInPlace<T>(worker, scratch, n, op, site);
     T const result = scratch[0];
@@ -298,13 +304,13 @@ STRATA_HD T reduceCore(TForEach const& forEach, Scratch const& scratch, Load con
 // Emits the inclusive scan (exclusive: element 0 gets init, element i > 0 the inclusive scan's i - 1).
 template <bool Exclusive, class T, class TForEach, class Scratch, class Load, class Emit, class Op>
 STRATA_HD void scanCore(TForEach const& forEach, Scratch const& scratch, Load const& load, Emit const& emit,
-                        T const& init, Op const& op, CollectiveSite const& site) {
-    constexpr uint32_t n = TForEach::domSize;
+                        T const& init, Op const& op, CollectiveSite const& site, uint32_t n = TForEach::domSize) {
     requireScratch(scratch, n, site);
     auto const& worker = forEach.worker();
     if constexpr (std::remove_cvref_t<decltype(worker)>::BackendType::oneWorkerPerBlock) {
-        OrderedTree<T, n> tree;
+        OrderedTree<T, TForEach::domSize> tree;
         forEach([&](typename TForEach::IdxType const& idx) {
+            if (idx.lin() >= n) return;
             if constexpr (Exclusive) {
                 T const before = idx.lin() == 0 ? init : tree.inclusivePrefix();
                 tree.push(load(idx), op);
@@ -316,11 +322,15 @@ STRATA_HD void scanCore(TForEach const& forEach, Scratch const& scratch, Load co
         });
         return;
     }
-    forEach([&](typename TForEach::IdxType const& idx) { scratch[idx.lin()] = load(idx); });
+    if (n == 0) return;
+    forEach([&](typename TForEach::IdxType const& idx) {
+        if (idx.lin() < n) scratch[idx.lin()] = load(idx);
+    });
     collectiveSync(worker, site);
     scanInPlace<T>(worker, scratch, n, op, site);
     forEach([&](typename TForEach::IdxType const& idx) {
         uint32_t const i = idx.lin();
+        if (i >= n) return;
         if constexpr (Exclusive)
             emit(idx, i == 0 ? init : static_cast<T>(scratch[i - 1]));
         else
@@ -329,10 +339,25 @@ STRATA_HD void scanCore(TForEach const& forEach, Scratch const& scratch, Load co
     collectiveSync(worker, site);
 }
 
+// Never returns: a broadcast from an element outside the n taking part.
+[[noreturn]] STRATA_HD inline void broadcastOutside(uint32_t k, uint32_t n, CollectiveSite const& site) {
+#if STRATA_ON_DEVICE
+    (void)k;
+    (void)n;
+    (void)site;
+    __trap();
+    __builtin_unreachable();
+#else
+    throw Error(std::string(site.what) + " from element " + std::to_string(k) + " of " + std::to_string(n),
+                std::string(site.file) + ":" + std::to_string(site.line), "an element below " + std::to_string(n));
+#endif
+}
+
 template <class T, class TForEach, class Scratch, class Load>
 STRATA_HD T broadcastCore(TForEach const& forEach, Scratch const& scratch, uint32_t k, Load const& load,
-                          CollectiveSite const& site) {
+                          CollectiveSite const& site, uint32_t n = TForEach::domSize) {
     requireScratch(scratch, 1, site);
+    if (k >= n) broadcastOutside(k, n, site);
     if constexpr (std::remove_cvref_t<decltype(forEach.worker())>::BackendType::oneWorkerPerBlock) {
         T result{};
         forEach([&](typename TForEach::IdxType const& idx) {
