@@ -71,15 +71,26 @@ struct RawArray {
     double* get() const { return p.get(); }
 };
 
-// The triad kernels themselves (also the roofline suite's bodies).
-inline void triadSerial(double* __restrict a, double const* __restrict b, double const* __restrict c, double s,
-                        std::size_t n) {
+// The triad kernels themselves (also the roofline suite's bodies). One copy of each in the program, at a 64-byte
+// boundary, for the reference and the roofline suite alike: on the AMD EPYC the same SSE2 triad loop runs at 29-38 GB/s
+// depending on where its code lies within a 64-byte line (docs/performance.md, "Code placement"), so a copy inlined
+// into each caller would make each measure a different roof, and a build that moves unrelated code a different one.
+// (GCC's noipa: neither inlined nor cloned for the constant arguments of a caller.)
+#if defined(__clang__)
+#define STRATA_BENCH_ONE_COPY __attribute__((noinline, aligned(64)))
+#elif defined(__GNUC__)
+#define STRATA_BENCH_ONE_COPY __attribute__((noipa, aligned(64)))
+#else
+#define STRATA_BENCH_ONE_COPY
+#endif
+STRATA_BENCH_ONE_COPY inline void triadSerial(double* __restrict a, double const* __restrict b,
+                                              double const* __restrict c, double s, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
         a[i] = b[i] + s * c[i];
 }
 
-inline void triadOpenMP(double* __restrict a, double const* __restrict b, double const* __restrict c, double s,
-                        std::size_t n) {
+STRATA_BENCH_ONE_COPY inline void triadOpenMP(double* __restrict a, double const* __restrict b,
+                                              double const* __restrict c, double s, std::size_t n) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i)
         a[i] = b[i] + s * c[i];

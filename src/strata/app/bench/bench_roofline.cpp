@@ -18,6 +18,13 @@
 //   roofline/serial/diffusion_loads/<metric>_one_pass/<levels>
 //                                       the same in one pass per column, both face fluxes of a center computed where
 //                                       they are used (the Direct engine's shape; the same bits, checked)
+//   roofline/serial/triad_placement     (x86-64, GCC or Clang) one SSE2 triad loop (the instructions of GCC 12's
+//                                       triadSerial at -O3 for x86-64) in 16 copies whose loops start 0, 4, ..., 60 bytes
+//                                       past a 64-byte boundary; each iteration runs one pass of every copy (the
+//                                       order rotated from iteration to iteration) over the triad reference's
+//                                       arrays. Counters: gbs_at_<offset> (each copy's median pass, GB/s) and
+//                                       fastest_over_slowest (of those medians): how much the same loop's speed
+//                                       depends on where its code lies (docs/performance.md, "Code placement")
 //   roofline/serial/column_triad/<shape>/<levels>
 //                                       the triad over 2^23 points column by column, in one pass (`one_pass`) or in
 //                                       two through a column buffer in L1 (`two_pass`: b + s c into the buffer, then
@@ -29,14 +36,116 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
 #include <string>
 #include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__)
+#define STRATA_BENCH_TRIAD_PLACEMENT 1
+// strata_bench_triad_at_<offset>(a, b, c, bytes, s): a = b + s c over `bytes` bytes (a multiple of 16), the loop at
+// `offset` bytes past a 64-byte boundary (the padding before it is jumped over). Each copy on a 256-byte boundary.
+asm(R"(
+    .pushsection .text
+    .irp off, 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60
+    .p2align 8
+    .globl strata_bench_triad_at_\off
+    .hidden strata_bench_triad_at_\off
+    .type strata_bench_triad_at_\off, @function
+strata_bench_triad_at_\off:
+    unpcklpd %xmm0, %xmm0
+    xorl %eax, %eax
+    testq %rcx, %rcx
+    je 2f
+    jmp 1f
+    .p2align 6
+    .fill \off, 1, 0x90
+1:  movupd (%rdx,%rax), %xmm1
+    movupd (%rsi,%rax), %xmm2
+    mulpd %xmm0, %xmm1
+    addpd %xmm2, %xmm1
+    movups %xmm1, (%rdi,%rax)
+    addq $16, %rax
+    cmpq %rcx, %rax
+    jne 1b
+2:  ret
+    .size strata_bench_triad_at_\off, . - strata_bench_triad_at_\off
+    .endr
+    .popsection
+)");
+extern "C" {
+#define STRATA_BENCH_TRIAD_AT(off)                                                                                     \
+    void strata_bench_triad_at_##off(double* a, double const* b, double const* c, std::size_t bytes, double s);
+STRATA_BENCH_TRIAD_AT(0)
+STRATA_BENCH_TRIAD_AT(4)
+STRATA_BENCH_TRIAD_AT(8)
+STRATA_BENCH_TRIAD_AT(12)
+STRATA_BENCH_TRIAD_AT(16)
+STRATA_BENCH_TRIAD_AT(20)
+STRATA_BENCH_TRIAD_AT(24)
+STRATA_BENCH_TRIAD_AT(28)
+STRATA_BENCH_TRIAD_AT(32)
+STRATA_BENCH_TRIAD_AT(36)
+STRATA_BENCH_TRIAD_AT(40)
+STRATA_BENCH_TRIAD_AT(44)
+STRATA_BENCH_TRIAD_AT(48)
+STRATA_BENCH_TRIAD_AT(52)
+STRATA_BENCH_TRIAD_AT(56)
+STRATA_BENCH_TRIAD_AT(60)
+#undef STRATA_BENCH_TRIAD_AT
+}
+#endif
 
 namespace {
 
 using namespace strata;
 
 using bench::TriadBody;
+
+#if defined(STRATA_BENCH_TRIAD_PLACEMENT)
+void bmTriadPlacement(benchmark::State& state) {
+    using Copy = void (*)(double*, double const*, double const*, std::size_t, double);
+    static constexpr Copy copies[] = {
+        strata_bench_triad_at_0,  strata_bench_triad_at_4,  strata_bench_triad_at_8,  strata_bench_triad_at_12,
+        strata_bench_triad_at_16, strata_bench_triad_at_20, strata_bench_triad_at_24, strata_bench_triad_at_28,
+        strata_bench_triad_at_32, strata_bench_triad_at_36, strata_bench_triad_at_40, strata_bench_triad_at_44,
+        strata_bench_triad_at_48, strata_bench_triad_at_52, strata_bench_triad_at_56, strata_bench_triad_at_60};
+    constexpr std::size_t count = sizeof copies / sizeof copies[0];
+    std::size_t const n = bench::triadElements;
+    bench::TriadArrays& arrays = bench::triadArrays();
+    double* const a = arrays.a.get();
+    double const *const b = arrays.b.get(), *const c = arrays.c.get();
+    std::vector<double> gbs[count];
+    std::size_t round = 0;
+    for (auto _ : state) {
+        for (std::size_t i = 0; i < count; ++i) {
+            std::size_t const j = (i + round) % count;
+            auto const t0 = std::chrono::steady_clock::now();
+            copies[j](a, b, c, n * sizeof(double), bench::triadScalar);
+            benchmark::ClobberMemory();
+            double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            gbs[j].push_back(bench::triadBytesPerElement * static_cast<double>(n) / seconds / 1e9);
+        }
+        ++round;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (!(a[i] == b[i] + bench::triadScalar * c[i])) {
+            state.SkipWithError("a copy's triad differs from the triad");
+            return;
+        }
+    double fastest = 0, slowest = 1e300;
+    for (std::size_t j = 0; j < count; ++j) {
+        double const m = bench::medianOf(gbs[j]);
+        state.counters["gbs_at_" + std::to_string(4 * j)] = m;
+        fastest = std::max(fastest, m);
+        slowest = std::min(slowest, m);
+    }
+    state.counters["fastest_over_slowest"] = fastest / slowest;
+    bench::reportThroughput<core::Serial>(state, static_cast<double>(count * n),
+                                          bench::triadBytesPerElement * static_cast<double>(count * n));
+}
+#endif
 
 template <class Backend>
 void bmTriad(benchmark::State& state, bool lockstep) {
@@ -193,6 +302,9 @@ void registerRoofline() {
 int const registered = [] {
     registerRoofline<core::Serial>();
     registerRoofline<core::OpenMP>();
+#if defined(STRATA_BENCH_TRIAD_PLACEMENT)
+    bench::add("roofline/serial/triad_placement", bmTriadPlacement)->Iterations(8);
+#endif
     for (uint32_t const n : {64u, 256u, 1024u}) {
         for (bool const onePass : {false, true})
             for (bool const scalars : {false, true})
