@@ -164,20 +164,27 @@ void launchBandCyclicReduction(Backend const& backend, Sys const& sys, uint32_t*
     lockstep::launch(backend, lockstep::configSMem(blocks, bytes), BandCyclicReductionKernel<Dom>{}, sys, status);
 }
 
+// The Thomas layout for a backend: on the CPU backends, a matrix per column is factored and solved by one worker per
+// column, its right-hand sides in turn (BandThomasColumnBody); otherwise workers factor, then solve each (column,
+// right-hand side).
+template <class Backend, class Sys>
+BandScratch<Sys> bandScratch(Tridiag chosen, uint32_t blocks, uint32_t columns, uint32_t matrixColumns, uint32_t rhs) {
+    bool const perRhs = !(Backend::oneWorkerPerBlock && matrixColumns == columns);
+    BandScratch<Sys> scratch{nullptr, blocks, columns, matrixColumns, perRhs};
+    if (chosen == Tridiag::Thomas)
+        scratch.base = thomasScratch<typename Sys::Value>(Backend::memSpace, scratch.size(rhs));
+    return scratch;
+}
+
 // Runs the chosen algorithm on `sys` (at most bandRhsPerLaunch right-hand sides). Thomas factors the matrix first
-// when `factor` is set, and otherwise reuses the factors already in `scratch`; on the CPU backends, a matrix per
-// column is factored and solved by one worker per column in one launch.
+// when `factor` is set, and otherwise reuses the factors already in `scratch`.
 template <class Backend, class Sys>
 void runBand(Backend const& backend, Sys const& sys, Tridiag chosen, BandScratch<Sys> const& scratch, bool factor,
              uint32_t* status) {
-    if (chosen == Tridiag::Thomas) {
-        if constexpr (Backend::oneWorkerPerBlock) {
-            if (factor && scratch.matrixColumns == sys.columns()) {
-                threaded::threaded(backend, threaded::independent(sys.columns()),
-                                   BandThomasColumnBody<Sys>{sys, scratch, status});
-                return;
-            }
-        }
+    if (chosen == Tridiag::Thomas && !scratch.perRhs) {
+        threaded::threaded(backend, threaded::independent(sys.columns()),
+                           BandThomasColumnBody<Sys>{sys, scratch, status, factor});
+    } else if (chosen == Tridiag::Thomas) {
         if (factor)
             threaded::threaded(backend, threaded::independent(scratch.matrixColumns),
                                BandThomasFactorBody<Sys>{sys, scratch, status});
@@ -198,12 +205,9 @@ void runBand(Backend const& backend, Sys const& sys, Tridiag chosen, BandScratch
 template <class Backend, class Sys>
 void solveOneBand(Backend const& backend, Sys const& sys, Tridiag chosen, BandOptions const& options, char const* where,
                   uint32_t levelsPerBlock, uint32_t levels) {
-    using T = typename Sys::Value;
     uint32_t const columns = sys.columns(), nb = sys.blocks();
     PivotCheck check(options.check, columns, Backend::memSpace);
-    BandScratch<Sys> scratch{nullptr, nb, columns, 1, columns};
-    if (chosen == Tridiag::Thomas)
-        scratch.base = thomasScratch<T>(Backend::memSpace, BandScratch<Sys>::size(nb, columns, 1, columns));
+    auto const scratch = bandScratch<Backend, Sys>(chosen, nb, columns, columns, 1);
     runBand(backend, sys, chosen, scratch, true, check.status());
     check.report(where, levelsPerBlock, levels);
 }
@@ -293,10 +297,7 @@ Tridiag solveTridiagonalBatch(Backend const& backend, Field<T, Center> const& a,
         return view;
     };
     detail::PivotCheck check(options.check, chosen == Tridiag::Thomas ? matrixColumns : columns, Backend::memSpace);
-    detail::BandScratch<Sys> scratch{nullptr, n, columns, perLaunch, matrixColumns};
-    if (chosen == Tridiag::Thomas)
-        scratch.base = detail::thomasScratch<T>(Backend::memSpace,
-                                                detail::BandScratch<Sys>::size(n, columns, perLaunch, matrixColumns));
+    auto const scratch = detail::bandScratch<Backend, Sys>(chosen, n, columns, matrixColumns, perLaunch);
     for (uint32_t first = 0; first < rhs; first += perLaunch) {
         Sys sys{matrixView(a), matrixView(b), matrixView(c), {}, {}, std::min(perLaunch, rhs - first), matrixColumns};
         for (uint32_t j = 0; j < sys.rhs; ++j) {

@@ -255,25 +255,29 @@ struct Block2System {
 
 // ---- block Thomas ---------------------------------------------------------------------------------------------------
 
-// Scratch layout: per matrix column and block row, the pivot's inverse P^-1 and C' = P^-1 C (2 elements); then per
-// column and right-hand side, Y = P^-1 (D - A Y[k-1]) (one vector a block row).
+// Scratch layout: per matrix column and block row, the pivot's inverse P^-1 and C' = P^-1 C (2 elements); then the
+// vectors Y = P^-1 (D - A Y[k-1]), one a block row, per column and right-hand side, or per column only when one
+// worker solves all of a column's right-hand sides in turn (`perRhs` false: BandThomasColumnBody).
 template <class Sys>
 struct BandScratch {
     using T = typename Sys::Value;
     static constexpr uint32_t mParts = partsOf<typename Sys::M>, vParts = partsOf<typename Sys::V>;
     T* base;
-    uint32_t blocks, columns, rhs, matrixColumns;
+    uint32_t blocks, columns, matrixColumns;
+    bool perRhs;
 
     STRATA_HD std::size_t inverse(uint32_t matrixCol, uint32_t k) const {
         return (std::size_t{matrixCol} * blocks + k) * 2 * mParts;
     }
     STRATA_HD std::size_t reduced(uint32_t matrixCol, uint32_t k) const { return inverse(matrixCol, k) + mParts; }
     STRATA_HD std::size_t y(uint32_t j, uint32_t col, uint32_t k) const {
-        return std::size_t{matrixColumns} * blocks * 2 * mParts +
-               ((std::size_t{j} * columns + col) * blocks + k) * vParts;
+        std::size_t const slot = perRhs ? std::size_t{j} * columns + col : col;
+        return std::size_t{matrixColumns} * blocks * 2 * mParts + (slot * blocks + k) * vParts;
     }
-    static std::size_t size(uint32_t blocks, uint32_t columns, uint32_t rhs, uint32_t matrixColumns) {
-        return std::size_t{blocks} * (std::size_t{matrixColumns} * 2 * mParts + std::size_t{columns} * rhs * vParts);
+    // The scratch's size in values for `rhs` right-hand sides a launch.
+    std::size_t size(uint32_t rhs) const {
+        return std::size_t{blocks} *
+               (std::size_t{matrixColumns} * 2 * mParts + std::size_t{columns} * (perRhs ? rhs : 1) * vParts);
     }
 };
 
@@ -334,17 +338,18 @@ struct BandThomasSolveBody {
     }
 };
 
-// Both for one column, its matrix its own: the factors are still in cache when the right-hand sides read them, and
-// one launch instead of two (the CPU backends' path when every column has its matrix). The same operations: the bits
-// of the two launches.
+// Both for one column, its matrix its own, the column's right-hand sides in turn (the factors are still in cache when
+// they read them; one launch instead of two; Y a column, not a column and right-hand side): the CPU backends' path
+// when every column has its matrix. The same operations: the bits of the two launches.
 template <class Sys>
 struct BandThomasColumnBody {
     Sys sys;
     BandScratch<Sys> scratch;
     uint32_t* status;
+    bool factor; // false: the factors are in the scratch already (a later turn of right-hand sides)
 
     STRATA_HD void operator()(uint32_t col) const {
-        BandThomasFactorBody<Sys>{sys, scratch, status}(col);
+        if (factor) BandThomasFactorBody<Sys>{sys, scratch, status}(col);
         for (uint32_t j = 0; j < sys.rhs; ++j)
             BandThomasSolveBody<Sys>{sys, scratch}(j * sys.columns() + col);
     }
