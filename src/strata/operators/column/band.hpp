@@ -46,8 +46,9 @@
 //
 // Reproducibility. Each variant does the same IEEE operations in the same order whatever the backend and the number
 // of workers (and the build forbids FMA contraction): Thomas (= Bfb) and CyclicReduction results are each bit-identical
-// on Serial, OpenMP, Threads with any worker count, and Cuda. Thomas and CyclicReduction are different algorithms and
-// agree to rounding only.
+// on Serial, OpenMP, Threads with any worker count (test_band_solvers), and Cuda (IEEE division, --fmad=false;
+// tests/cuda/test_cuda_column.cu compares it with Serial where a device is present). Columns are independent, so the
+// rank decomposition changes no bit. Thomas and CyclicReduction are different algorithms and agree to rounding only.
 //
 // Stability. No variant pivots. Thomas and CyclicReduction are stable for matrices strictly diagonally dominant by rows
 // (block rows for the 2x2 systems: |B| dominant over |A| + |C| row by row), as implicit diffusion, (1 - dt L) x = d,
