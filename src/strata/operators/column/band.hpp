@@ -28,9 +28,8 @@
 //                    per (column, right-hand side) solves up and down in a fixed order: one factorisation serves every
 //                    right-hand side. On the CPU backends a matrix per column is factored and solved by one worker per
 //                    column in one launch (the same operations). O(n) work, no shared memory, no syncs: the CPU
-//                    choice. On scalars, the operations
-//                    of solveTridiagonal's Thomas in the same order: the batch gives its bits for every right-hand
-//                    side.
+//                    choice. On scalars, the operations of solveTridiagonal's Thomas in the same order: the batch
+//                    gives its bits for every right-hand side.
 //   CyclicReduction  parallel cyclic reduction of the block rows in block shared memory, one block per column, every
 //                    right-hand side of the column reduced with the matrix; ceil(log2 nb) steps of one sync each (nb =
 //                    n block rows, ceil(n/2) for the pentadiagonal system). The GPU choice. Shared bytes a block:
@@ -56,9 +55,9 @@
 // pivot and, on Cuda, a copy to the host), a pivot that is exactly zero or not finite -- a scalar pivot, or a 2x2
 // pivot's determinant -- throws strata::Error naming the first column that has one and the level of its first bad
 // pivot (the earliest in the algorithm that ran: Thomas walks up the column; cyclic reduction reports the lowest row
-// at its earliest step). The error comes after the solve, whose solution then holds inf or NaN. A nearly singular
-// matrix whose pivots round to tiny non-zero values is not caught. Without options.check nothing is tested: a zero
-// pivot gives inf or NaN without an error.
+// at its earliest step; for the pentadiagonal system, the two levels of the 2x2 pivot). The error comes after the
+// solve, whose solution then holds inf or NaN. A nearly singular matrix whose pivots round to tiny non-zero values is
+// not caught. Without options.check nothing is tested: a zero pivot gives inf or NaN without an error.
 #pragma once
 
 #include <strata/core/error.hpp>
