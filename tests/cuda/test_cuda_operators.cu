@@ -1,6 +1,7 @@
 // The column-stencil engines on the Cuda backend, compared with Serial (bit for bit). Compiled in the CUDA
 // configuration; without a device it prints one line and reports "skipped" to CTest (exit code 77).
 #include <strata/core/backend.hpp>
+#include <strata/operators/matrix.hpp>
 #include <strata/operators/operators.hpp>
 
 #include <cmath>
@@ -86,6 +87,16 @@ void run(uint32_t levels) {
     std::printf("%s: Auto, 6 calls, %u levels, on Cuda == Direct on Serial (plans %s)\n", ok ? "ok  " : "FAIL", levels,
                 timed ? "timed" : "not all timed");
     if (!ok) ++failures;
+
+    // The diffusion operator's matrix (matrix.hpp): its diagonals and affine part on Cuda with Serial's bits.
+    auto const hostMatrix = matrixOf(core::Serial{}, thetaH, [&](auto const& v) { return div(interp(kH) * grad(v)); });
+    auto deviceMatrix = matrixOf(core::Cuda{}, thetaD, [&](auto const& v) { return div(interp(kD) * grad(v)); });
+    bool matrixSame = deviceMatrix.lo == hostMatrix.lo && deviceMatrix.hi == hostMatrix.hi &&
+                      sameColumns(deviceMatrix.affine, hostMatrix.affine);
+    for (int d = hostMatrix.lo; matrixSame && d <= hostMatrix.hi; ++d)
+        matrixSame = sameColumns(deviceMatrix.diagonal(d), hostMatrix.diagonal(d));
+    std::printf("%s: matrixOf(diffusion), %u levels, on Cuda == on Serial\n", matrixSame ? "ok  " : "FAIL", levels);
+    if (!matrixSame) ++failures;
 }
 
 } // namespace

@@ -1,0 +1,268 @@
+// Operator matrices (matrix.hpp): for affine stencil expressions f(x), M x + b computed here from the matrix's
+// diagonals equals f(x) evaluated by the engines, to rounding, for random x; the bands are the expected ones, entries
+// outside the matrix are 0, Direct and Shmem give the same matrices bit for bit on every CPU backend, and a matrix
+// with one entry wrong fails the comparison.
+#include "tests/core/backends.hpp"
+#include <strata/operators/column/tridiagonal.hpp>
+#include <strata/operators/matrix.hpp>
+#include <strata/operators/operators.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+using namespace strata;
+using namespace strata::ops;
+
+namespace {
+
+std::shared_ptr<Grid const> stretched(uint32_t n) {
+    return std::make_shared<Grid const>(Grid::stretched(n, 1000.0, [](double s) { return s * s * 0.5 + 0.5 * s; }));
+}
+
+template <class S>
+Field<double, S> sampled(std::shared_ptr<Grid const> const& grid, uint32_t columns, double seed, double offset = 0) {
+    Field<double, S> f(grid, columns, core::MemSpace::Host);
+    for (uint32_t c = 0; c < columns; ++c)
+        for (uint32_t k = 0; k < f.levels(); ++k)
+            f.at(c, k) = offset + std::sin(seed * (k + 1) + 0.7 * c) + 0.3 * std::cos(2.3 * seed * k);
+    return f;
+}
+
+// The largest |M x + b - f(x)| over every entry, relative to the largest |f(x)|, with M x + b summed here from the
+// diagonals (entry (k, k + d) = diagonal(d)(c, k)).
+template <class T, class RowS, class ColS>
+double affineMismatch(BandMatrix<T, RowS, ColS> const& m, Field<T, ColS> const& x, Field<T, RowS> const& fx) {
+    double worst = 0, scale = 0;
+    for (uint32_t c = 0; c < x.columns(); ++c)
+        for (uint32_t k = 0; k < fx.levels(); ++k) {
+            double mx = m.affine.at(c, k);
+            for (int d = m.lo; d <= m.hi; ++d) {
+                int64_t const l = int64_t(k) + d;
+                if (l >= 0 && l < int64_t(x.levels())) mx += m.diagonal(d).at(c, k) * x.at(c, static_cast<uint32_t>(l));
+            }
+            worst = std::max(worst, std::fabs(mx - fx.at(c, k)));
+            scale = std::max(scale, std::fabs(fx.at(c, k)));
+        }
+    return worst / (scale > 0 ? scale : 1.0);
+}
+
+// Entries whose column lies outside the matrix are 0.
+template <class T, class RowS, class ColS>
+bool zeroOutside(BandMatrix<T, RowS, ColS> const& m, uint32_t columnLevels) {
+    for (int d = m.lo; d <= m.hi; ++d)
+        for (uint32_t c = 0; c < m.affine.columns(); ++c)
+            for (uint32_t k = 0; k < m.affine.levels(); ++k) {
+                int64_t const l = int64_t(k) + d;
+                if ((l < 0 || l >= int64_t(columnLevels)) && m.diagonal(d).at(c, k) != 0.0) return false;
+            }
+    return true;
+}
+
+template <class T, class RowS, class ColS>
+bool sameBits(BandMatrix<T, RowS, ColS> const& a, BandMatrix<T, RowS, ColS> const& b) {
+    auto same = [](Field<T, RowS> const& x, Field<T, RowS> const& y) {
+        for (uint32_t c = 0; c < x.columns(); ++c)
+            if (std::memcmp(x.column(c).data(), y.column(c).data(), x.levels() * sizeof(T)) != 0) return false;
+        return true;
+    };
+    if (a.lo != b.lo || a.hi != b.hi || !same(a.affine, b.affine)) return false;
+    for (int d = a.lo; d <= a.hi; ++d)
+        if (!same(a.diagonal(d), b.diagonal(d))) return false;
+    return true;
+}
+
+// f's matrix on the backend with both engines: the same bits, 0 outside, M x + b = f(x), and a band that holds
+// lo .. hi (on grids of at least 8 cells; exactly lo .. hi where `exact`) within the expression's read band.
+template <class Backend, class ColS, class F>
+void checkAffine(Backend const& backend, Field<double, ColS> const& x, F const& f, int lo, int hi, double tolerance,
+                 bool exact = true) {
+    auto const direct = matrixOf(backend, x, f, Engine::Direct);
+    auto const shmem = matrixOf(backend, x, f, Engine::Shmem);
+    constexpr ReadBand read = readBandOf<decltype(f(x))>;
+    REQUIRE(read.lo <= direct.lo);
+    REQUIRE(direct.hi <= read.hi);
+    if (x.grid().cells() >= 8) {
+        REQUIRE(direct.lo <= lo);
+        REQUIRE(direct.hi >= hi);
+        if (exact) {
+            REQUIRE(direct.lo == lo);
+            REQUIRE(direct.hi == hi);
+        }
+    }
+    REQUIRE(sameBits(direct, shmem));
+    REQUIRE(zeroOutside(direct, x.levels()));
+    using RowS = typename decltype(direct.affine)::Stagger;
+    Field<double, RowS> fx(x.gridPtr(), x.columns(), core::MemSpace::Host);
+    evaluate(backend, fx, f(x), Engine::Direct);
+    REQUIRE(affineMismatch(direct, x, fx) <= tolerance);
+}
+
+} // namespace
+
+TEMPLATE_TEST_CASE("matrixOf: M x + b equals the evaluated expression for affine stencil expressions",
+                   "[operators][matrix]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    for (uint32_t n : {1u, 2u, 3u, 7u, 40u}) {
+        INFO(n << " cells");
+        auto const grid = stretched(n);
+        uint32_t const cols = 3;
+        auto const x = sampled<Center>(grid, cols, 0.37);
+        auto const kappa = sampled<Center>(grid, cols, 0.11, 2.0); // positive
+        auto const w = sampled<Face>(grid, cols, 0.53);            // both signs
+        auto const xf = sampled<Face>(grid, cols, 0.29);
+
+        auto const grad = GradientC2F{SetValue{1.5}, SetGradient{0.2}};
+        auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+        auto const div = DivergenceF2C{SetValue{0.25}, SetValue{-0.5}};
+        {
+            INFO("gradient with a value below and a gradient above");
+            checkAffine(
+                backend, x, [&](auto const& v) { return grad(v); }, -1, 0, 1e-15);
+        }
+        {
+            INFO("diffusion div(interp(K) grad(x)): tridiagonal");
+            checkAffine(
+                backend, x, [&](auto const& v) { return div(interp(kappa) * grad(v)); }, -1, 1, 1e-14);
+        }
+        {
+            INFO("a pointwise combination: 3 x - K div(interp(K) grad(x)) + 2");
+            checkAffine(
+                backend, x, [&](auto const& v) { return 3.0 * v - kappa * div(interp(kappa) * grad(v)) + 2.0; }, -1, 1,
+                1e-14);
+        }
+        {
+            INFO("the first-order upwind product with a given velocity, then its divergence");
+            auto const upwind = UpwindBiasedProductC2F{SetValue{0.5}, Extrapolate{}};
+            checkAffine(
+                backend, x, [&](auto const& v) { return div(upwind(w, v)); }, -1, 1, 1e-14);
+        }
+        {
+            INFO("the third-order upwind product: faces from centers -2 .. 1 inside, its divergence -2 .. 2");
+            auto const upwind3 = Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided{}, FirstOrderOneSided{}};
+            checkAffine(
+                backend, x, [&](auto const& v) { return upwind3(w, v); }, -2, 1, 1e-14, false);
+            checkAffine(
+                backend, x, [&](auto const& v) { return div(upwind3(w, v)); }, -2, 2, 1e-14, false);
+        }
+        {
+            INFO("faces to centers: a divergence of a face field");
+            checkAffine(
+                backend, xf, [&](auto const& v) { return div(v); }, 0, 1, 1e-15);
+            INFO("with Extrapolate: the boundary rows copy their neighbour's divergence, -1 .. 2");
+            auto const extrapolated = DivergenceF2C{Extrapolate{}, Extrapolate{}};
+            checkAffine(
+                backend, xf, [&](auto const& v) { return extrapolated(v); }, -1, 2, 1e-15);
+        }
+    }
+}
+
+TEST_CASE("matrixOf: the diffusion matrix has the hand-derived entries", "[operators][matrix]") {
+    // div(grad(x)) with zero-flux boundaries on a uniform grid of spacing h: (x[k-1] - 2 x[k] + x[k+1]) / h^2 inside,
+    // (x[1] - x[0]) / h^2 at the bottom, (x[n-2] - x[n-1]) / h^2 at the top, and b = 0.
+    uint32_t const n = 10;
+    double const h = 100.0;
+    auto const grid = std::make_shared<Grid const>(Grid::uniform(n, n * h));
+    Field<double, Center> x(grid, 2, core::MemSpace::Host);
+    auto const grad = GradientC2F{SetGradient{0.0}, SetGradient{0.0}};
+    auto const div = DivergenceF2C{};
+    auto const m = matrixOf(core::Serial{}, x, [&](auto const& v) { return div(grad(v)); });
+    REQUIRE(m.lo == -1);
+    REQUIRE(m.hi == 1);
+    for (uint32_t c = 0; c < 2; ++c)
+        for (uint32_t k = 0; k < n; ++k) {
+            double const below = k > 0 ? 1.0 / (h * h) : 0.0, above = k + 1 < n ? 1.0 / (h * h) : 0.0;
+            REQUIRE(m.diagonal(-1).at(c, k) == Approx(below).margin(1e-18));
+            REQUIRE(m.diagonal(1).at(c, k) == Approx(above).margin(1e-18));
+            REQUIRE(m.diagonal(0).at(c, k) == Approx(-below - above).margin(1e-18));
+            REQUIRE(m.affine.at(c, k) == 0.0);
+        }
+}
+
+TEST_CASE("matrixOf: a matrix with one entry wrong, or an expression that is not affine, fails the comparison",
+          "[operators][matrix]") {
+    auto const grid = stretched(12);
+    auto const x = sampled<Center>(grid, 2, 0.41);
+    auto const kappa = sampled<Center>(grid, 2, 0.13, 2.0);
+    auto const grad = GradientC2F{SetValue{1.0}, SetValue{2.0}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+    auto const f = [&](auto const& v) { return div(interp(kappa) * grad(v)); };
+    auto m = matrixOf(core::Serial{}, x, f);
+    Field<double, Center> fx(grid, 2, core::MemSpace::Host);
+    evaluate(core::Serial{}, fx, f(x));
+    REQUIRE(affineMismatch(m, x, fx) < 1e-14);
+    m.diagonal(1).at(1, 5) *= 1.0 + 1e-6; // one entry a millionth off
+    REQUIRE(affineMismatch(m, x, fx) > 1e-10);
+
+    // x times grad x is not affine: its probed "matrix" does not reproduce it
+    auto const nonlinear = [&](auto const& v) { return v * div(grad(v)); };
+    auto const q = matrixOf(core::Serial{}, x, nonlinear);
+    evaluate(core::Serial{}, fx, nonlinear(x));
+    REQUIRE(affineMismatch(q, x, fx) > 1e-3);
+}
+
+TEST_CASE("readBandOf: the levels an expression reads around its output level", "[operators][matrix]") {
+    using X = Field<double, Center>;
+    auto const grad = GradientC2F{SetValue{0.0}, SetValue{0.0}};
+    auto const div = DivergenceF2C{};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    X const* x = nullptr;
+    using Grad = decltype(grad(*x));
+    using Diffusion = decltype(div(interp(*x) * grad(*x)));
+    using Scaled = decltype(2.0 * *x);
+    STATIC_REQUIRE(readBandOf<Grad>.lo == -1);
+    STATIC_REQUIRE(readBandOf<Grad>.hi == 0);
+    // DivergenceF2C reads faces k - 1 .. k + 2 (its Extrapolate boundary rows copy a neighbour's divergence)
+    STATIC_REQUIRE(readBandOf<Diffusion>.lo == -2);
+    STATIC_REQUIRE(readBandOf<Diffusion>.hi == 2);
+    STATIC_REQUIRE(readBandOf<Scaled>.lo == 0);
+    STATIC_REQUIRE(readBandOf<Scaled>.hi == 0);
+    STATIC_REQUIRE(!readBandOf<decltype(asExpr(2.0))>.any);
+}
+
+TEMPLATE_TEST_CASE("matrixOf: an implicit diffusion step solved from the operator's matrix satisfies its equation",
+                   "[operators][matrix]", STRATA_CPU_BACKENDS) {
+    // x - dt f(x) = x0 with f(x) = div(interp(K) grad(x)) affine (a surface flux as the bottom boundary value): from
+    // f(x) = M x + b, (I - dt M) x = x0 + dt b is tridiagonal. The solution, put back into the expression, satisfies
+    // the equation to rounding.
+    auto const backend = TestType::make();
+    auto const grid = stretched(30);
+    uint32_t const cols = 4;
+    double const dt = 600.0;
+    auto const x0 = sampled<Center>(grid, cols, 0.21, 290.0);
+    auto const kappa = sampled<Center>(grid, cols, 0.17, 12.0); // m^2/s, positive
+    auto const grad = GradientC2F{SetValue{295.0}, SetGradient{0.003}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{-0.02}, SetValue{0.0}};
+    auto const f = [&](auto const& v) { return div(interp(kappa) * grad(v)); };
+    auto const m = matrixOf(backend, x0, f);
+    REQUIRE(m.lo == -1);
+    REQUIRE(m.hi == 1);
+    Field<double, Center> a(grid, cols, core::MemSpace::Host), b(grid, cols, core::MemSpace::Host),
+        c(grid, cols, core::MemSpace::Host), d(grid, cols, core::MemSpace::Host), x(grid, cols, core::MemSpace::Host);
+    evaluate(backend, a, -dt * m.diagonal(-1));
+    evaluate(backend, b, 1.0 - dt * m.diagonal(0));
+    evaluate(backend, c, -dt * m.diagonal(1));
+    evaluate(backend, d, x0 + dt * m.affine);
+    solveTridiagonal(backend, a, b, c, d, x, Tridiag::Bfb);
+    Field<double, Center> fx(grid, cols, core::MemSpace::Host);
+    evaluate(backend, fx, f(x));
+    double worst = 0;
+    for (uint32_t col = 0; col < cols; ++col)
+        for (uint32_t k = 0; k < 30; ++k)
+            worst = std::max(worst, std::fabs(x.at(col, k) - dt * fx.at(col, k) - x0.at(col, k)));
+    CAPTURE(worst);
+    REQUIRE(worst <
+            1e-10); // the state is about 290, dt f(x) about 1: 1e-10 is some 2000 ulps of the state (3e-12 seen)
+    // and the step did something: the solution differs from x0 by more than that
+    double change = 0;
+    for (uint32_t col = 0; col < cols; ++col)
+        for (uint32_t k = 0; k < 30; ++k)
+            change = std::max(change, std::fabs(x.at(col, k) - x0.at(col, k)));
+    CAPTURE(change);
+    REQUIRE(change > 1e-3);
+}
