@@ -24,7 +24,7 @@
 // reported (reportThroughput, after its timed loop) and a second or more has passed since the reference's latest
 // sample, 3 more passes of the triad run, so that its passes are interleaved with the benchmarks over the whole run
 // (about a tenth of the run's time), and pct_of_triad uses the median of all the passes of the process so far (at
-// the first result: of 5 passes, after one untimed). The passes run over one set of three arrays of 2^25 doubles
+// the first result: of 9 passes, after one untimed). The passes run over one set of three arrays of 2^25 doubles
 // (256 MiB each, 8 x the 32 MiB L3), kept for the process and shared with roofline/<backend>/triad, from the
 // allocator of Strata's fields (core::detail::hostAllocate: the same kind of pages as the engines' fields), 24 bytes
 // per element (STREAM's count: b and c read, a written; the write-allocate read of a is not counted, here or in any
@@ -174,7 +174,7 @@ inline double medianOf(std::vector<double> v) {
 class TriadReference {
 public:
     static constexpr int passesPerSample = 3;
-    static constexpr int firstPasses = 5;                // on first use, after one untimed pass
+    static constexpr int firstPasses = 9;                // on first use, after one untimed pass
     static constexpr double secondsBetweenSamples = 1.0; // at least, from the end of one sample to the next
 
     explicit TriadReference(bool parallel) : parallel_(parallel) {}

@@ -18,6 +18,11 @@
 //                 stretch of the machine's time, so a slow second or a drift hits them alike; the separate auto,
 //                 direct and shmem benchmarks above each own their stretch (docs/performance.md, "Auto, paired").
 //                 One repetition, whatever --benchmark_repetitions says.
+//   operators/serial/diffusion_l2/<variant>/<levels>
+//                 the diffusion tree over 2^14 points instead (three fields of 128 KiB, which stay in a 1 MiB L2
+//                 between calls; destinations this small take plain stores), variants direct, shmem, auto, hand and
+//                 kokkos, levels 64 and 256: a loop that runs as fast here as over 2^23 points is bound by the core,
+//                 not by memory (docs/performance.md, "What bounds the engines on the AMD")
 //   operators/serial/diffusion/shmem_items<N>/<levels>
 //                 Shmem with N (1024, 4096) column levels a block instead of the CPU default of 256
 //                 (EngineOptions::shmemBlockItems): how much of Shmem's time per column is the block's, levels 64,
@@ -82,6 +87,17 @@ struct Data {
 };
 
 Data& dataFor(uint32_t levels) { return bench::dataForLevels<Data>(levels, targetPoints); }
+
+// The fields of the diffusion_l2 variants: 2^14 points, kept apart from the large ones.
+constexpr uint32_t cachePoints = 1u << 14;
+Data& cacheDataFor(uint32_t levels) {
+    static std::unique_ptr<Data> data;
+    if (!data || data->levels != levels) {
+        data.reset();
+        data = std::make_unique<Data>(levels, cachePoints / levels);
+    }
+    return *data;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Hand-written loops: per column, the face values a divergence needs go to a small buffer (L1), then the centers.
@@ -211,10 +227,11 @@ bool sameBits(Field<T, S> const& a, Field<T, S> const& b) {
 }
 
 template <class Backend>
-void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels, uint32_t shmemBlockItems = 0) {
+void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels, uint32_t shmemBlockItems = 0,
+                bool inCache = false) {
     constexpr bool parallel = Backend::hostParallel;
     Backend const backend{};
-    Data& d = dataFor(levels);
+    Data& d = inCache ? cacheDataFor(levels) : dataFor(levels);
     Engine const engine = v == Variant::Shmem ? Engine::Shmem : v == Variant::Auto ? Engine::Auto : Engine::Direct;
     EvalPlan plan;
     EngineOptions options;
@@ -347,6 +364,14 @@ int const registered = [] {
             }
         }
     }
+    for (uint32_t levels : {64u, 256u})
+        for (Variant v : {Variant::Direct, Variant::Shmem, Variant::Auto, Variant::Hand, Variant::Kokkos}) {
+#if !defined(STRATA_BENCH_KOKKOS)
+            if (v == Variant::Kokkos) continue;
+#endif
+            bench::add("operators/serial/diffusion_l2/" + std::string(variantName(v)) + "/" + std::to_string(levels),
+                       [=](benchmark::State& s) { bmOperator<core::Serial>(s, Expr::Diffusion, v, levels, 0, true); });
+        }
     for (uint32_t levels : {64u, 256u, 1024u})
         for (uint32_t items : {1024u, 4096u}) {
             std::string const name =
