@@ -97,6 +97,17 @@ void run(uint32_t levels) {
         matrixSame = sameColumns(deviceMatrix.diagonal(d), hostMatrix.diagonal(d));
     std::printf("%s: matrixOf(diffusion), %u levels, on Cuda == on Serial\n", matrixSame ? "ok  " : "FAIL", levels);
     if (!matrixSame) ++failures;
+
+    // The Jacobian of a nonlinear expression (dual numbers through the engines): Cuda with Serial's bits.
+    auto const hostJac =
+        jacobianOf(core::Serial{}, thetaH, [&](auto const& v) { return v * div(interp(kH) * grad(v)); });
+    auto deviceJac = jacobianOf(core::Cuda{}, thetaD, [&](auto const& v) { return v * div(interp(kD) * grad(v)); });
+    bool jacSame = deviceJac.matrix.lo == hostJac.matrix.lo && deviceJac.matrix.hi == hostJac.matrix.hi &&
+                   sameColumns(deviceJac.value, hostJac.value);
+    for (int d = hostJac.matrix.lo; jacSame && d <= hostJac.matrix.hi; ++d)
+        jacSame = sameColumns(deviceJac.matrix.diagonal(d), hostJac.matrix.diagonal(d));
+    std::printf("%s: jacobianOf(x diffusion), %u levels, on Cuda == on Serial\n", jacSame ? "ok  " : "FAIL", levels);
+    if (!jacSame) ++failures;
 }
 
 } // namespace

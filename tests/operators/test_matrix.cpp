@@ -266,3 +266,117 @@ TEMPLATE_TEST_CASE("matrixOf: an implicit diffusion step solved from the operato
     CAPTURE(change);
     REQUIRE(change > 1e-3);
 }
+
+namespace {
+
+// The largest |J[k][l] - (f(x + h e_l) - f(x - h e_l))[k] / 2h| over every entry of every column, relative to the
+// largest |J| entry: the Jacobian against centred finite differences, the whole dense matrix (a band too narrow, an
+// entry in the wrong place or of the wrong size shows).
+template <class Backend, class RowS, class ColS, class F>
+double finiteDifferenceMismatch(Backend const& backend, BandMatrix<double, RowS, ColS> const& j,
+                                Field<double, ColS> const& x, F const& f) {
+    Field<double, ColS> xp(x.gridPtr(), x.columns(), core::MemSpace::Host),
+        xm(x.gridPtr(), x.columns(), core::MemSpace::Host);
+    Field<double, RowS> fp(x.gridPtr(), x.columns(), core::MemSpace::Host),
+        fm(x.gridPtr(), x.columns(), core::MemSpace::Host);
+    double worst = 0, scale = 0;
+    for (uint32_t l = 0; l < x.levels(); ++l) {
+        evaluate(backend, xp, asExpr(x)); // copies
+        evaluate(backend, xm, asExpr(x));
+        std::vector<double> h(x.columns());
+        for (uint32_t c = 0; c < x.columns(); ++c) {
+            h[c] = 1e-5 * (1.0 + std::fabs(x.at(c, l)));
+            xp.at(c, l) += h[c];
+            xm.at(c, l) -= h[c];
+        }
+        evaluate(backend, fp, f(xp));
+        evaluate(backend, fm, f(xm));
+        for (uint32_t c = 0; c < x.columns(); ++c)
+            for (uint32_t k = 0; k < fp.levels(); ++k) {
+                int const d = int(l) - int(k);
+                double const entry = d >= j.lo && d <= j.hi ? j.diagonal(d).at(c, k) : 0.0;
+                double const difference = (fp.at(c, k) - fm.at(c, k)) / ((x.at(c, l) + h[c]) - (x.at(c, l) - h[c]));
+                worst = std::max(worst, std::fabs(entry - difference));
+                scale = std::max(scale, std::fabs(entry));
+            }
+    }
+    return worst / (scale > 0 ? scale : 1.0);
+}
+
+template <class Backend, class ColS, class F>
+void checkJacobian(Backend const& backend, Field<double, ColS> const& x, F const& f, double tolerance) {
+    auto const direct = jacobianOf(backend, x, f, Engine::Direct);
+    auto const shmem = jacobianOf(backend, x, f, Engine::Shmem);
+    REQUIRE(sameBits(direct.matrix, shmem.matrix));
+    using RowS = typename decltype(direct.value)::Stagger;
+    // the value is f(x) evaluated in T, bit for bit (a dual's value part is the same operations)
+    Field<double, RowS> fx(x.gridPtr(), x.columns(), core::MemSpace::Host);
+    evaluate(backend, fx, f(x), Engine::Direct);
+    for (uint32_t c = 0; c < x.columns(); ++c)
+        REQUIRE(std::memcmp(direct.value.column(c).data(), fx.column(c).data(), fx.levels() * sizeof(double)) == 0);
+    CAPTURE(direct.matrix.lo, direct.matrix.hi);
+    REQUIRE(finiteDifferenceMismatch(backend, direct.matrix, x, f) < tolerance);
+}
+
+} // namespace
+
+TEMPLATE_TEST_CASE("jacobianOf: the Jacobian of nonlinear stencil expressions matches centred finite differences",
+                   "[operators][matrix]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    auto const grid = stretched(16);
+    uint32_t const cols = 2;
+    auto const x = sampled<Center>(grid, cols, 0.31, 3.0); // positive: the velocity below keeps one sign
+    auto const kappa = sampled<Center>(grid, cols, 0.19, 2.0);
+    auto const grad = GradientC2F{SetValue{2.5}, SetGradient{0.01}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{0.1}, SetValue{0.0}};
+    auto const upwind3 = Upwind3rdOrderBiasedProductC2F{ThirdOrderOneSided{}, FirstOrderOneSided{}};
+    // 1e-8: centred differences with h = 1e-5 (1 + |x|) agree to 2e-10 at worst here
+    {
+        INFO("x div(interp(K) grad(x))");
+        checkJacobian(
+            backend, x, [&](auto const& v) { return v * div(interp(kappa) * grad(v)); }, 1e-8);
+    }
+    {
+        INFO("diffusion with a state-dependent diffusivity: div(interp(x x) grad(x))");
+        checkJacobian(
+            backend, x, [&](auto const& v) { return div(interp(v * v) * grad(v)); }, 1e-8);
+    }
+    {
+        INFO("Burgers-like advection: div(upwind3(interp(x) / 1000, x)), pentadiagonal");
+        checkJacobian(
+            backend, x, [&](auto const& v) { return div(upwind3(interp(v) * 1e-3, v)); }, 1e-8);
+    }
+    {
+        INFO("a quotient: x / (1 + x x)");
+        checkJacobian(
+            backend, x, [&](auto const& v) { return v / (1.0 + v * v); }, 1e-8);
+    }
+}
+
+TEST_CASE("jacobianOf: an affine expression's Jacobian is its matrix, and a Jacobian broken on purpose fails",
+          "[operators][matrix]") {
+    auto const grid = stretched(12);
+    auto const x = sampled<Center>(grid, 2, 0.43, 1.0);
+    auto const kappa = sampled<Center>(grid, 2, 0.23, 2.0);
+    auto const grad = GradientC2F{SetValue{1.0}, SetGradient{0.0}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+    auto const affine = [&](auto const& v) { return div(interp(kappa) * grad(v)) + 3.0 * v; };
+    auto const m = matrixOf(core::Serial{}, x, affine);
+    auto const jac = jacobianOf(core::Serial{}, x, affine);
+    REQUIRE(jac.matrix.lo == m.lo);
+    REQUIRE(jac.matrix.hi == m.hi);
+    for (int d = m.lo; d <= m.hi; ++d)
+        for (uint32_t c = 0; c < 2; ++c)
+            for (uint32_t k = 0; k < 12; ++k)
+                REQUIRE(
+                    jac.matrix.diagonal(d).at(c, k) ==
+                    Approx(m.diagonal(d).at(c, k)).epsilon(1e-13).margin(1e-13 * std::fabs(m.diagonal(0).at(c, k))));
+
+    auto const nonlinear = [&](auto const& v) { return v * div(interp(kappa) * grad(v)); };
+    auto broken = jacobianOf(core::Serial{}, x, nonlinear);
+    REQUIRE(finiteDifferenceMismatch(core::Serial{}, broken.matrix, x, nonlinear) < 1e-6);
+    broken.matrix.diagonal(-1).at(1, 6) *= 1.001; // one entry a thousandth off
+    REQUIRE(finiteDifferenceMismatch(core::Serial{}, broken.matrix, x, nonlinear) > 1e-5);
+}

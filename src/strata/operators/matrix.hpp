@@ -144,6 +144,35 @@ struct ExtractKernelBody {
 
 } // namespace detail
 
+namespace detail {
+
+// Keeps the outermost diagonals with an entry that is not 0 in some column and those between (diagonal 0 alone, or
+// the one nearest it, for a matrix of zeros). Reads the diagonals on the host.
+template <class T, class RowS, class ColS>
+void trimBand(BandMatrix<T, RowS, ColS>& m) {
+    auto const nonzero = [](Field<T, RowS>& d) {
+        d.toHost();
+        for (uint32_t c = 0; c < d.columns(); ++c)
+            for (T const v : d.column(c))
+                if (v != T(0)) return true;
+        return false;
+    };
+    int first = m.lo, last = m.hi;
+    while (first < last && !nonzero(m.diagonal(first)))
+        ++first;
+    while (last > first && !nonzero(m.diagonal(last)))
+        --last;
+    if (first == last && !nonzero(m.diagonal(first))) first = last = std::clamp(0, m.lo, m.hi);
+    std::vector<Field<T, RowS>> kept;
+    for (int d = first; d <= last; ++d)
+        kept.push_back(std::move(m.diagonal(d)));
+    m.diagonals = std::move(kept);
+    m.lo = first;
+    m.hi = last;
+}
+
+} // namespace detail
+
 // The most diagonals a matrix may have (a band of 16 levels; the built-in operators compose to far fewer).
 inline constexpr uint32_t maxMatrixBand = 16;
 
@@ -177,27 +206,172 @@ auto matrixOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Engin
         extract.j = j;
         threaded::threaded(backend, threaded::independent(columns), extract);
     }
-    // The band actually used: the outermost diagonals with an entry that is not 0.
-    auto const nonzero = [](Field<T, RowS>& d) {
-        d.toHost();
-        for (uint32_t c = 0; c < d.columns(); ++c)
-            for (T const v : d.column(c))
-                if (v != T(0)) return true;
-        return false;
-    };
-    int first = band.lo, last = band.hi;
-    while (first < last && !nonzero(m.diagonal(first)))
-        ++first;
-    while (last > first && !nonzero(m.diagonal(last)))
-        --last;
-    if (first == last && !nonzero(m.diagonal(first))) first = last = std::clamp(0, band.lo, band.hi);
-    std::vector<Field<T, RowS>> kept;
-    for (int d = first; d <= last; ++d)
-        kept.push_back(std::move(m.diagonal(d)));
-    m.diagonals = std::move(kept);
-    m.lo = first;
-    m.hi = last;
+    detail::trimBand(m);
     return m;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Jacobians: the band matrix of the derivative of any stencil expression with respect to one field, at a state.
+//
+//   Jacobian<T, RowS, ColS> jac = jacobianOf(backend, x, f, engine = Engine::Auto);
+//
+// jac.matrix.diagonal(d).at(c, k) is d f(x)[k] / d x[k + d] in column c, and jac.value holds f(x). f is called with a
+// Field<Dual<T>, ColS> (forward-mode dual numbers: a value and a derivative), so it must be generic in the field it
+// gets (`[&](auto const& v) { ... }`) and every pointwise function in it must take the dual type: the built-in + - * /
+// and unary minus do, and so does every built-in operator (their comparisons, absolute values and minima act on the
+// value and carry the derivative of the branch taken: at a kink, the one-sided derivative of that branch). The other
+// fields of the expression stay Field<T>. The derivative seeds are the probes of matrixOf, so W evaluations give the
+// band, each entry the derivative carried through the expression's own operations (no difference of two
+// evaluations). jac.matrix.affine is 0: the Jacobian is linear.
+template <class T>
+struct Dual {
+    T v{};
+    T d{};
+    Dual() = default;
+    STRATA_HD Dual(T value) : v(value), d(T(0)) {} // implicit: a constant in an expression of duals
+    STRATA_HD Dual(T value, T derivative) : v(value), d(derivative) {}
+};
+template <class T>
+STRATA_HD Dual<T> operator+(Dual<T> a, Dual<T> b) {
+    return {a.v + b.v, a.d + b.d};
+}
+template <class T>
+STRATA_HD Dual<T> operator-(Dual<T> a, Dual<T> b) {
+    return {a.v - b.v, a.d - b.d};
+}
+template <class T>
+STRATA_HD Dual<T> operator-(Dual<T> a) {
+    return {-a.v, -a.d};
+}
+template <class T>
+STRATA_HD Dual<T> operator*(Dual<T> a, Dual<T> b) {
+    return {a.v * b.v, a.d * b.v + a.v * b.d};
+}
+template <class T>
+STRATA_HD Dual<T> operator/(Dual<T> a, Dual<T> b) {
+    T const q = a.v / b.v;
+    return {q, (a.d - q * b.d) / b.v};
+}
+template <class T>
+STRATA_HD bool operator<(Dual<T> a, Dual<T> b) {
+    return a.v < b.v;
+}
+template <class T>
+STRATA_HD bool operator>(Dual<T> a, Dual<T> b) {
+    return a.v > b.v;
+}
+template <class T>
+STRATA_HD bool operator<=(Dual<T> a, Dual<T> b) {
+    return a.v <= b.v;
+}
+template <class T>
+STRATA_HD bool operator>=(Dual<T> a, Dual<T> b) {
+    return a.v >= b.v;
+}
+template <class T>
+STRATA_HD bool operator==(Dual<T> a, Dual<T> b) {
+    return a.v == b.v;
+}
+// Mixed with T (a grid spacing, a scalar of the expression, a field of T): T is a constant.
+#define STRATA_DUAL_MIXED(OP)                                                                                          \
+    template <class T>                                                                                                 \
+    STRATA_HD auto operator OP(Dual<T> a, T b) {                                                                       \
+        return a OP Dual<T>(b);                                                                                        \
+    }                                                                                                                  \
+    template <class T>                                                                                                 \
+    STRATA_HD auto operator OP(T a, Dual<T> b) {                                                                       \
+        return Dual<T>(a) OP b;                                                                                        \
+    }
+STRATA_DUAL_MIXED(+)
+STRATA_DUAL_MIXED(-)
+STRATA_DUAL_MIXED(*)
+STRATA_DUAL_MIXED(/)
+STRATA_DUAL_MIXED(<)
+STRATA_DUAL_MIXED(>)
+STRATA_DUAL_MIXED(<=)
+STRATA_DUAL_MIXED(>=)
+STRATA_DUAL_MIXED(==)
+#undef STRATA_DUAL_MIXED
+
+template <class T, class RowS, class ColS>
+struct Jacobian {
+    BandMatrix<T, RowS, ColS> matrix; // the derivative; affine 0
+    Field<T, RowS> value;             // f(x)
+};
+
+namespace detail {
+
+// x seeded with probe j: value x, derivative 1 at the levels l with l mod w = j.
+template <class T, class S>
+struct SeedBody {
+    FieldView<T const, S> x;
+    FieldView<Dual<T>, S> seeded;
+    uint32_t w;
+    uint32_t j;
+    STRATA_HD void operator()(uint32_t col) const {
+        for (uint32_t l = 0; l < seeded.levels; ++l)
+            seeded(col, l) = Dual<T>(x(col, l), l % w == j ? T(1) : T(0));
+    }
+};
+
+// The derivative parts of row k into the diagonal of its column l = j (mod w), as ExtractKernelBody; the values once.
+template <class T, class RowS, uint32_t MaxW>
+struct DualExtractBody {
+    FieldView<Dual<T> const, RowS> probed;
+    FieldView<T, RowS> value;
+    FieldView<T, RowS> diag[MaxW];
+    int lo;
+    uint32_t w;
+    uint32_t j;
+    uint32_t columnLevels;
+    STRATA_HD void operator()(uint32_t col) const {
+        for (uint32_t k = 0; k < probed.levels; ++k) {
+            int64_t const first = int64_t(k) + lo;
+            int64_t const shift = ((int64_t(j) - first) % int64_t(w) + int64_t(w)) % int64_t(w);
+            int64_t const l = first + shift;
+            Dual<T> const r = probed(col, k);
+            diag[l - first](col, k) = l >= 0 && l < int64_t(columnLevels) ? r.d : T(0);
+            if (j == 0) value(col, k) = r.v;
+        }
+    }
+};
+
+} // namespace detail
+
+template <class Backend, class T, class ColS, class F>
+auto jacobianOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Engine engine = Engine::Auto) {
+    using Expr = ExprOf<decltype(f(std::declval<Field<Dual<T>, ColS> const&>()))>;
+    using RowS = typename Expr::Stagger;
+    static_assert(!std::is_same_v<RowS, AnyStagger>, "jacobianOf: f(x) must be an expression of fields, not a scalar");
+    constexpr ReadBand band = detail::ReadBandOf<Expr>::value;
+    static_assert(band.any, "jacobianOf: f(x) reads no field");
+    constexpr uint32_t w = static_cast<uint32_t>(band.hi - band.lo + 1);
+    static_assert(w <= maxMatrixBand, "jacobianOf: the expression's band is wider than maxMatrixBand levels");
+
+    auto const grid = x.gridPtr();
+    uint32_t const columns = x.columns();
+    Jacobian<T, RowS, ColS> jac{
+        BandMatrix<T, RowS, ColS>{band.lo, band.hi, {}, Field<T, RowS>(grid, columns, x.space())},
+        Field<T, RowS>(grid, columns, x.space())};
+    for (uint32_t d = 0; d < w; ++d)
+        jac.matrix.diagonals.emplace_back(grid, columns, x.space());
+    if (columns > 0) {
+        Field<Dual<T>, ColS> seeded(grid, columns, x.space());
+        Field<Dual<T>, RowS> probed(grid, columns, x.space());
+        detail::DualExtractBody<T, RowS, maxMatrixBand> extract{
+            std::as_const(probed).view(), jac.value.view(), {}, band.lo, w, 0, x.levels()};
+        for (uint32_t d = 0; d < w; ++d)
+            extract.diag[d] = jac.matrix.diagonals[d].view();
+        for (uint32_t j = 0; j < w; ++j) {
+            threaded::threaded(backend, threaded::independent(columns),
+                               detail::SeedBody<T, ColS>{x.view(), seeded.view(), w, j});
+            evaluate(backend, probed, f(std::as_const(seeded)), engine);
+            extract.j = j;
+            threaded::threaded(backend, threaded::independent(columns), extract);
+        }
+    }
+    detail::trimBand(jac.matrix);
+    return jac;
 }
 
 } // namespace strata::ops
