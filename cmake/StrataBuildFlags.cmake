@@ -6,7 +6,9 @@
 #   - the floating-point contract that bit-identity between engines and backends rests on: no contraction of a*b+c
 #     into an FMA in one code path and not in another (GCC/Clang -ffp-contract=off, nvcc --fmad=false). The kernels
 #     are templates compiled in the user's translation units, so the flag must reach them there;
-#   - nvcc --extended-lambda (kernel bodies are __host__ __device__ lambdas) and STRATA_HAVE_CUDA in the CUDA build.
+#   - nvcc --extended-lambda (kernel bodies are __host__ __device__ lambdas) and STRATA_HAVE_CUDA in the CUDA build;
+#   - STRATA_PLATFORM_MATH with that option (strata::math then calls the platform's functions: every translation unit
+#     must agree, the functions being inline).
 # strata_build_flags(TARGET): PRIVATE, Strata's own targets only: warnings (errors with STRATA_WERROR),
 #   -march=native with STRATA_NATIVE, ptxas statistics with STRATA_PTXAS_VERBOSE. A user's target gets none of them.
 function(strata_usage_requirements target)
@@ -14,6 +16,9 @@ function(strata_usage_requirements target)
   target_compile_options(${target} PUBLIC
     $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>
     $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --fmad=false -Xcompiler=-ffp-contract=off>)
+  if(STRATA_PLATFORM_MATH)
+    target_compile_definitions(${target} PUBLIC STRATA_PLATFORM_MATH=1)
+  endif()
   if(STRATA_ENABLE_CUDA)
     target_compile_features(${target} PUBLIC cuda_std_20)
     target_compile_definitions(${target} PUBLIC STRATA_HAVE_CUDA=1)

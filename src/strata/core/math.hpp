@@ -31,6 +31,18 @@
 
 namespace strata::math {
 
+#if defined(STRATA_PLATFORM_MATH)
+// The build option STRATA_PLATFORM_MATH: the platform's functions (glibc's on the CPU, CUDA's on a device) in place of
+// the ones below, to compare speed and results with. The bits then differ between the CPU and a GPU, and the
+// regression references (made with strata::math's) no longer match in the last bits.
+STRATA_HD inline double sqrt(double x) { return ::sqrt(x); }
+STRATA_HD inline double exp(double x) { return ::exp(x); }
+STRATA_HD inline double log(double x) { return ::log(x); }
+STRATA_HD inline double pow(double x, double y) { return ::pow(x, y); }
+STRATA_HD inline double sin(double x) { return ::sin(x); }
+STRATA_HD inline double cos(double x) { return ::cos(x); }
+#else
+
 // Correctly rounded on every platform (IEEE 754 requires it; nvcc's default -prec-sqrt=true keeps it so).
 STRATA_HD STRATA_MATH_INLINE double sqrt(double x) { return std::sqrt(x); }
 
@@ -145,5 +157,7 @@ STRATA_HD STRATA_MATH_INLINE SinCos sinCos(double x) {
 STRATA_HD STRATA_MATH_INLINE double sin(double x) { return detail::sinCos(x).sin; }
 
 STRATA_HD STRATA_MATH_INLINE double cos(double x) { return detail::sinCos(x).cos; }
+
+#endif // STRATA_PLATFORM_MATH
 
 } // namespace strata::math
