@@ -23,6 +23,10 @@
 //                 between calls; destinations this small take plain stores), variants direct, shmem, auto, hand and
 //                 kokkos, levels 64 and 256: a loop that runs as fast here as over 2^23 points is bound by the core,
 //                 not by memory (docs/performance.md, "What bounds the engines on the AMD")
+//   operators/serial/diffusion/shmem_plain/<levels>
+//                 Shmem with plain stores (EngineOptions::streamingStoreBytes past any size) instead of the streaming
+//                 stores it takes for these 64 MiB destinations, levels 64, 256, 1024: an A/B of the two in one build
+//                 (scripts/bench --ab-filters 'diffusion/shmem/' 'diffusion/shmem_plain/')
 //   operators/serial/diffusion/shmem_items<N>/<levels>
 //                 Shmem with N (1024, 4096) column levels a block instead of the CPU default of 256
 //                 (EngineOptions::shmemBlockItems): how much of Shmem's time per column is the block's, levels 64,
@@ -228,7 +232,7 @@ bool sameBits(Field<T, S> const& a, Field<T, S> const& b) {
 
 template <class Backend>
 void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels, uint32_t shmemBlockItems = 0,
-                bool inCache = false) {
+                bool inCache = false, bool plainStores = false) {
     constexpr bool parallel = Backend::hostParallel;
     Backend const backend{};
     Data& d = inCache ? cacheDataFor(levels) : dataFor(levels);
@@ -236,6 +240,7 @@ void bmOperator(benchmark::State& state, Expr e, Variant v, uint32_t levels, uin
     EvalPlan plan;
     EngineOptions options;
     options.shmemBlockItems = shmemBlockItems;
+    if (plainStores) options.streamingStoreBytes = ~std::size_t{0};
     for (auto _ : state) {
         if (v == Variant::Hand) runHand<parallel>(d, e, false);
 #if defined(STRATA_BENCH_KOKKOS)
@@ -372,6 +377,10 @@ int const registered = [] {
             bench::add("operators/serial/diffusion_l2/" + std::string(variantName(v)) + "/" + std::to_string(levels),
                        [=](benchmark::State& s) { bmOperator<core::Serial>(s, Expr::Diffusion, v, levels, 0, true); });
         }
+    for (uint32_t levels : {64u, 256u, 1024u})
+        bench::add("operators/serial/diffusion/shmem_plain/" + std::to_string(levels), [=](benchmark::State& s) {
+            bmOperator<core::Serial>(s, Expr::Diffusion, Variant::Shmem, levels, 0, false, true);
+        });
     for (uint32_t levels : {64u, 256u, 1024u})
         for (uint32_t items : {1024u, 4096u}) {
             std::string const name =
