@@ -19,9 +19,9 @@
 //                                       the same in one pass per column, both face fluxes of a center computed where
 //                                       they are used (the Direct engine's shape; the same bits, checked)
 //   roofline/serial/triad_placement     (x86-64, GCC or Clang) one SSE2 triad loop (the instructions of GCC 12's
-//                                       triadSerial at -O3 for x86-64) in 16 copies whose loops start 0, 4, ..., 60 bytes
-//                                       past a 64-byte boundary; each iteration runs one pass of every copy (the
-//                                       order rotated from iteration to iteration) over the triad reference's
+//                                       triadSerial at -O3 for x86-64) in 16 copies whose loops start 0, 4, ..., 60
+//                                       bytes past a 64-byte boundary; each iteration runs one pass of every copy
+//                                       (the order rotated from iteration to iteration) over the triad reference's
 //                                       arrays. Counters: gbs_at_<offset> (each copy's median pass, GB/s) and
 //                                       fastest_over_slowest (of those medians): how much the same loop's speed
 //                                       depends on where its code lies (docs/performance.md, "Code placement")
