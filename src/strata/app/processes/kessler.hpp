@@ -3,8 +3,13 @@
 //   1. sedimentation of rain: d(rho0 qr)/dt = d/dz(rho0 qr V_t), a flux divergence through the stencil layer: the
 //      downward mass flux rho0 qr V_t of each cell is carried to the face below it (the upwind value for falling rain,
 //      RightBiasedC2F, nothing entering through the top), DivergenceF2C with the bottom face open: what crosses it is
-//      surface rain. Forward Euler in sub-steps with V_t dt_sub / dz <= 0.8 everywhere (the count is the same for
-//      every column of every rank, so results do not depend on the decomposition);
+//      surface rain. `sedimentation: on`: forward Euler in sub-steps with V_t dt_sub / dz <= 0.8 everywhere (the
+//      count is the same for every column of every rank, so results do not depend on the decomposition).
+//      `sedimentation: implicit`: one backward-Euler step, qr_new - dt f(qr_new) = qr with f(x) = div(toFaces(rho0 V_t
+//      x)) / rho0 and V_t taken from qr at the start of the step (linear in x): its matrix comes from the expression
+//      (ops::matrixOf; upper bidiagonal, each cell receiving from the one above), solved by Thomas. The matrix
+//      has a positive diagonal and a non-positive upper band, so qr_new >= 0 at any Courant number, and the column's
+//      rain changes by exactly what the bottom face's flux (at qr_new) carries out, to rounding;
 //      V_t = 36.34 (0.001 rho0 qr)^0.1364 sqrt(rho0_surface / rho0)                         (m/s, rho0 qr in kg m-3)
 //   2. autoconversion 0.001 max(qc - 0.001, 0) and accretion 2.2 qc qr^0.875 (s-1), implicit in qr as in DCMIP;
 //   3. saturation adjustment towards q_vs = (3.8 / p_mb) exp(17.27 (T - 273) / (T - 36)), linearised with
@@ -29,6 +34,8 @@
 #include <strata/app/model/thermodynamics.hpp>
 #include <strata/app/processes/detail/precipitation.hpp>
 #include <strata/core/math.hpp>
+#include <strata/operators/column/tridiagonal.hpp>
+#include <strata/operators/matrix.hpp>
 
 #include <cmath>
 #include <string>
@@ -56,6 +63,15 @@ struct RainFallKernel {
         double const vt = kessler::terminalVelocity(rho(c, k) * qr(c, k), rho(c, k), rho(c, 0));
         massFlux(c, k) = rho(c, k) * qr(c, k) * vt;
         courant(c, k) = vt * dt / dz[k];
+    }
+};
+
+// rho0 V_t at centers: the downward mass flux per unit of qr, V_t from qr.
+struct FallFactorKernel {
+    CenterView factor;
+    CenterConst qr, rho;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        factor(c, k) = rho(c, k) * kessler::terminalVelocity(rho(c, k) * qr(c, k), rho(c, k), rho(c, 0));
     }
 };
 
@@ -96,14 +112,21 @@ struct KesslerKernel {
     }
 };
 
+// How rain falls: explicit sub-steps (on), one implicit step (implicit), or not at all (off: the rain stays where it
+// is, the microphysics alone, as a box model or a driver with its own fall scheme).
+enum class Sedimentation { Substeps, Implicit, Off };
+STRATA_CHOICES(Sedimentation, Choice<Sedimentation>{"on", Sedimentation::Substeps},
+               Choice<Sedimentation>{"implicit", Sedimentation::Implicit},
+               Choice<Sedimentation>{"off", Sedimentation::Off}, Choice<Sedimentation>{"true", Sedimentation::Substeps},
+               Choice<Sedimentation>{"false", Sedimentation::Off});
+
 struct KesslerSettings {
     static constexpr std::string_view process = "kessler";
-    // off: the rain stays where it is (the microphysics alone, as a box model or a driver with its own fall scheme)
-    Switch sedimentation = Switch::On;
+    Sedimentation sedimentation = Sedimentation::Substeps;
 
     template <class V>
     void describe(V& v) {
-        v.field("sedimentation", sedimentation, detail::named<Switch>());
+        v.field("sedimentation", sedimentation, detail::named<Sedimentation>());
     }
     static std::vector<VariableInfo> outputs() { return {precipitationFluxVariable}; }
     bool operator==(KesslerSettings const&) const = default;
@@ -124,15 +147,18 @@ public:
         : Process<Backend>(env.declared()), m_cfg(cfg.settings<Settings>()), m_p(env.center("p")),
           m_rho(env.center("rho")), m_exner(env.center("exner")), m_massFlux(env.grid(), env.columns(), env.space()),
           m_courant(env.grid(), env.columns(), env.space()), m_net(env.grid(), env.columns(), env.space()),
-          m_weighted(env.grid(), env.columns(), env.space()), m_face(env.grid(), env.columns(), env.space()),
-          m_column(env.columns(), env.space()), m_rain(env.columns(), env.space()),
-          m_largest(env.columns(), env.space()) {}
+          m_weighted(env.grid(), env.columns(), env.space()), m_b(env.grid(), env.columns(), env.space()),
+          m_c(env.grid(), env.columns(), env.space()), m_zero(env.grid(), env.columns(), env.space()),
+          m_face(env.grid(), env.columns(), env.space()), m_column(env.columns(), env.space()),
+          m_rain(env.columns(), env.space()), m_largest(env.columns(), env.space()) {}
 
     std::string name() const override { return std::string(Settings::process); }
 
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
-        if (isOn(m_cfg.sedimentation))
+        if (m_cfg.sedimentation == Sedimentation::Substeps)
             sediment(ctx, u.qr);
+        else if (m_cfg.sedimentation == Sedimentation::Implicit)
+            sedimentImplicit(ctx, u.qr);
         else
             m_rain.tick(ctx.dt); // no rain reaches the ground: the mean is over zeros
         forEachPoint(ctx.backend, ctx.columns, u.T.levels(),
@@ -164,6 +190,41 @@ public:
     }
 
 private:
+    // The bottom face's flux into the water budget (out) and the surface rain's mean, over dt.
+    void countSurfaceRain(StepContext<Backend>& ctx, double dt) {
+        ColumnTerm rain; // the bottom face's flux: out of the water budget, into the rain's mean
+        rain.values = std::as_const(m_face).view().data;
+        rain.stride = std::as_const(m_face).view().stride;
+        ColumnTerm lost = rain;
+        lost.scale = -dt;
+        addColumnTerms(ctx.backend, ctx.columns, {ctx.budget.term(WaterBudget, lost), m_rain.adding(rain, dt)});
+    }
+
+    // One backward-Euler step of the fall with V_t from the rain at the start of the step (see the top of the file).
+    void sedimentImplicit(StepContext<Backend>& ctx, CenterField& qr) {
+        // rho0 V_t into m_massFlux (the mass flux per unit of qr), from qr now
+        forEachPoint(ctx.backend, ctx.columns, qr.levels(),
+                     FallFactorKernel{m_massFlux.view(), std::as_const(qr).view(), std::as_const(m_rho).view()});
+        auto const toFaces = ops::RightBiasedC2F{ops::NoBC{}, ops::SetValue{0.0}};
+        auto const divergence = ops::DivergenceF2C{};
+        auto const fall = [&](auto const& x) { return divergence(toFaces(m_massFlux * x)) / m_rho; };
+        auto const m = ops::matrixOf(ctx.backend, qr, fall, ctx.engine);
+        if (m.lo < 0 || m.hi > 1)
+            throw Error("the fall's matrix has diagonals " + std::to_string(m.lo) + " .. " + std::to_string(m.hi),
+                        "kessler implicit sedimentation", "an upper bidiagonal matrix (diagonals 0 .. 1)");
+        double const dt = ctx.dt;
+        // (1 - dt M) x = qr + dt b, nothing below the diagonal (m_zero); M's diagonal 1 is absent where no rain falls
+        // anywhere (it is 0 then too)
+        ops::evaluate(ctx.backend, m_b, 1.0 - dt * m.diagonal(0), ops::Engine::Direct);
+        if (m.hi == 1) ops::evaluate(ctx.backend, m_c, -dt * m.diagonal(1), ops::Engine::Direct);
+        ops::evaluate(ctx.backend, m_weighted, qr + dt * m.affine, ops::Engine::Direct);
+        ops::solveTridiagonal(ctx.backend, m_zero, m_b, m.hi == 1 ? m_c : m_zero, m_weighted, qr, ops::Tridiag::Bfb);
+        // Surface rain: the flux through the bottom face at the new rain.
+        ops::evaluate(ctx.backend, m_face, toFaces(m_massFlux * qr), ops::Engine::Direct);
+        countSurfaceRain(ctx, dt);
+        m_rain.tick(ctx.dt);
+    }
+
     void sediment(StepContext<Backend>& ctx, CenterField& qr) {
         auto const dz = ctx.grid->view(Backend::memSpace).dzCenter;
         forEachPoint(ctx.backend, ctx.columns, qr.levels(),
@@ -187,12 +248,7 @@ private:
                                             std::as_const(m_rho).view(), dz, dtSub});
             // Surface rain of this sub-step: the flux through the bottom face, rho0 qr V_t of the lowest cell.
             ops::evaluate(ctx.backend, m_face, toFaces(m_massFlux), ops::Engine::Direct);
-            ColumnTerm rain; // the bottom face's flux: out of the water budget, into the rain's mean
-            rain.values = std::as_const(m_face).view().data;
-            rain.stride = std::as_const(m_face).view().stride;
-            ColumnTerm lost = rain;
-            lost.scale = -dtSub;
-            addColumnTerms(ctx.backend, ctx.columns, {ctx.budget.term(WaterBudget, lost), m_rain.adding(rain, dtSub)});
+            countSurfaceRain(ctx, dtSub);
             ops::evaluate(ctx.backend, m_weighted, qr + dtSub * (divergence(toFaces(m_massFlux)) / m_rho), ctx.engine);
             forEachPoint(ctx.backend, ctx.columns, qr.levels(), Copy{qr.view(), std::as_const(m_weighted).view()});
         }
@@ -203,7 +259,7 @@ private:
     CenterField const& m_p;
     CenterField const& m_rho;
     CenterField const& m_exner;
-    CenterField m_massFlux, m_courant, m_net, m_weighted;
+    CenterField m_massFlux, m_courant, m_net, m_weighted, m_b, m_c, m_zero;
     FaceField m_face;
     core::Buffer<double> m_column;
     ColumnMean m_rain;
