@@ -113,15 +113,7 @@ namespace detail {
 // The algorithm that will run, by tridiagonal.hpp's rules, for a system that needs `sharedBytes` for CyclicReduction.
 template <class Backend>
 Tridiag chooseBand(Backend const& backend, std::size_t sharedBytes, Tridiag variant, BandOptions const& options) {
-    if (variant == Tridiag::Bfb) return Tridiag::Thomas;
-    if (variant == Tridiag::Auto) variant = Backend::isGpu ? Tridiag::CyclicReduction : Tridiag::Thomas;
-    if (variant != Tridiag::CyclicReduction) return variant;
-    std::size_t limit = options.sharedLimitBytes;
-    if constexpr (Backend::isGpu)
-        limit = std::min(limit, core::sharedMemoryPerBlock(backend));
-    else
-        (void)backend;
-    return sharedBytes > limit ? Tridiag::Thomas : Tridiag::CyclicReduction;
+    return chooseVariant(backend, sharedBytes, variant, options.sharedLimitBytes);
 }
 
 // The pivot check's record, one entry per column (or matrix): 0, or the level + 1 of its first bad pivot.
@@ -190,14 +182,9 @@ void runBand(Backend const& backend, Sys const& sys, Tridiag chosen, BandScratch
                                BandThomasFactorBody<Sys>{sys, scratch, status});
         threaded::threaded(backend, threaded::independent(sys.columns() * sys.rhs),
                            BandThomasSolveBody<Sys>{sys, scratch});
-    } else if (sys.blocks() <= 32) { // the smallest block domain that covers the column: fewer idle warps on Cuda
-        launchBandCyclicReduction<32>(backend, sys, status);
-    } else if (sys.blocks() <= 64) {
-        launchBandCyclicReduction<64>(backend, sys, status);
-    } else if (sys.blocks() <= 128) {
-        launchBandCyclicReduction<128>(backend, sys, status);
     } else {
-        launchBandCyclicReduction<256>(backend, sys, status);
+        withCoveringDomain(sys.blocks(),
+                           [&](auto dom) { launchBandCyclicReduction<decltype(dom)::value>(backend, sys, status); });
     }
 }
 

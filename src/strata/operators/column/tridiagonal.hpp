@@ -87,20 +87,38 @@ constexpr std::size_t cyclicReductionBytes(uint32_t n) {
 namespace detail {
 
 // The algorithm that will run: Thomas or CyclicReduction.
+// The variant that runs for a system whose CyclicReduction needs `sharedBytes` of shared memory a block, by the rules
+// at the top of this file (band.hpp's solvers follow them too).
+template <class Backend>
+Tridiag chooseVariant(Backend const& backend, std::size_t sharedBytes, Tridiag variant, std::size_t sharedLimitBytes) {
+    if (variant == Tridiag::Bfb) return Tridiag::Thomas;
+    if (variant == Tridiag::Auto) variant = Backend::isGpu ? Tridiag::CyclicReduction : Tridiag::Thomas;
+    if (variant != Tridiag::CyclicReduction) return variant;
+    std::size_t limit = sharedLimitBytes;
+    if constexpr (Backend::isGpu)
+        limit = std::min(limit, core::sharedMemoryPerBlock(backend));
+    else
+        (void)backend;
+    return sharedBytes > limit ? Tridiag::Thomas : Tridiag::CyclicReduction;
+}
+
+// f(std::integral_constant<uint32_t, D>{}) with D the smallest of 32, 64, 128, 256 that covers n rows (256 beyond):
+// the smallest block domain that covers the column leaves the fewest warps idle on Cuda.
+template <class F>
+void withCoveringDomain(uint32_t n, F&& f) {
+    if (n <= 32)
+        f(std::integral_constant<uint32_t, 32>{});
+    else if (n <= 64)
+        f(std::integral_constant<uint32_t, 64>{});
+    else if (n <= 128)
+        f(std::integral_constant<uint32_t, 128>{});
+    else
+        f(std::integral_constant<uint32_t, 256>{});
+}
+
 template <class Backend, class T>
 Tridiag chooseTridiag(Backend const& backend, uint32_t levels, Tridiag variant, TridiagOptions const& options) {
-    constexpr bool gpu = Backend::isGpu;
-    if (variant == Tridiag::Bfb) return Tridiag::Thomas;
-    if (variant == Tridiag::Auto) variant = gpu ? Tridiag::CyclicReduction : Tridiag::Thomas;
-    if (variant == Tridiag::CyclicReduction) {
-        std::size_t limit = options.sharedLimitBytes;
-        if constexpr (gpu)
-            limit = std::min(limit, core::sharedMemoryPerBlock(backend));
-        else
-            (void)backend;
-        if (cyclicReductionBytes<T>(levels) > limit) return Tridiag::Thomas;
-    }
-    return variant;
+    return chooseVariant(backend, cyclicReductionBytes<T>(levels), variant, options.sharedLimitBytes);
 }
 
 // Thomas's scratch for c': allocating (and zero-filling, on one thread) a field-sized buffer at every call cost as
@@ -154,14 +172,9 @@ Tridiag solveTridiagonal(Backend const& backend, Field<T, Center> const& a, Fiel
         } else {
             threaded::threaded(backend, threaded::independent(columns), detail::TridiagThomasBody<T>{views, scratch});
         }
-    } else if (n <= 32) { // the smallest block domain that covers the column: fewer idle warps on Cuda
-        detail::launchCyclicReduction<32>(backend, views);
-    } else if (n <= 64) {
-        detail::launchCyclicReduction<64>(backend, views);
-    } else if (n <= 128) {
-        detail::launchCyclicReduction<128>(backend, views);
     } else {
-        detail::launchCyclicReduction<256>(backend, views);
+        detail::withCoveringDomain(
+            n, [&](auto dom) { detail::launchCyclicReduction<decltype(dom)::value>(backend, views); });
     }
     return chosen;
 }
