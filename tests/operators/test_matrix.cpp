@@ -380,3 +380,29 @@ TEST_CASE("jacobianOf: an affine expression's Jacobian is its matrix, and a Jaco
     broken.matrix.diagonal(-1).at(1, 6) *= 1.001; // one entry a thousandth off
     REQUIRE(finiteDifferenceMismatch(core::Serial{}, broken.matrix, x, nonlinear) > 1e-5);
 }
+
+TEST_CASE("matrixOf with MatrixOptions{.trim = false}: the read band, the diagonals outside the true band 0, the "
+          "others the trimmed matrix's bits",
+          "[operators][matrix]") {
+    auto const grid = stretched(12);
+    auto const x = sampled<Center>(grid, 2, 0.47);
+    auto const kappa = sampled<Center>(grid, 2, 0.21, 2.0);
+    auto const grad = GradientC2F{SetValue{1.0}, SetGradient{0.0}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+    auto const f = [&](auto const& v) { return div(interp(kappa) * grad(v)); };
+    auto const trimmed = matrixOf(core::Serial{}, x, f);
+    auto const full = matrixOf(core::Serial{}, x, f, Engine::Auto, MatrixOptions{.trim = false});
+    constexpr ReadBand read = readBandOf<decltype(f(x))>;
+    REQUIRE(full.lo == read.lo);
+    REQUIRE(full.hi == read.hi);
+    REQUIRE(trimmed.lo == -1);
+    REQUIRE(trimmed.hi == 1);
+    for (int d = full.lo; d <= full.hi; ++d)
+        for (uint32_t c = 0; c < 2; ++c)
+            for (uint32_t k = 0; k < 12; ++k) {
+                double const expected = d >= trimmed.lo && d <= trimmed.hi ? trimmed.diagonal(d).at(c, k) : 0.0;
+                double const entry = full.diagonal(d).at(c, k);
+                REQUIRE(std::memcmp(&entry, &expected, sizeof(double)) == 0);
+            }
+}

@@ -1,7 +1,7 @@
 // Operator matrices: a stencil expression that is affine in one field x, as the band matrix M and vector b of
 // f(x) = M x + b, per column.
 //
-//   BandMatrix<T, RowS, ColS> m = matrixOf(backend, x, f, engine = Engine::Auto);
+//   BandMatrix<T, RowS, ColS> m = matrixOf(backend, x, f, engine = Engine::Auto, options = {});
 //
 // f is a callable that builds the expression from a field of x's kind: `[&](auto const& v) { return div(interp(K) *
 // grad(v)); }` (v a Field<T, ColS>; the other fields of the expression are captured as usual). The result's rows are
@@ -10,11 +10,11 @@
 // affine part b (boundary values of SetValue and the like, and any term without x) is m.affine, f evaluated at x = 0.
 //
 // The band. m.lo .. m.hi are the outermost diagonals with an entry that is not 0 in some column (diagonal 0 alone for
-// a matrix of zeros): GradientC2F gives -1 .. 0, div(interp(K) grad(.)) with SetValue fluxes -1 .. 1 (-2 .. 2 with
-// Extrapolate, whose boundary rows copy their neighbour's), the divergence of the third-order upwind product at least
-// -2 .. 2: pentadiagonal. They lie within readBandOf<expression>: the levels the expression reads around its output
-// level, as its operators' footprints (boundary stencils included) add up along every path from the root to a field
-// leaf.
+// a matrix of zeros; with MatrixOptions{.trim = false}, the read band below, untrimmed): GradientC2F gives -1 .. 0,
+// div(interp(K) grad(.)) with SetValue fluxes -1 .. 1 (-2 .. 2 with Extrapolate, whose boundary rows copy their
+// neighbour's), the divergence of the third-order upwind product at least -2 .. 2: pentadiagonal. They lie within
+// readBandOf<expression>: the levels the expression reads around its output level, as its operators' footprints
+// (boundary stencils included) add up along every path from the root to a field leaf.
 //
 // How. f is evaluated at x = 0 and at W = hi - lo + 1 probe fields (lo, hi: the read band), probe j being 1 at the
 // levels l with l mod W = j and 0 elsewhere: the W columns a row reads, l = k + lo .. k + hi, fall in W different
@@ -176,8 +176,16 @@ void trimBand(BandMatrix<T, RowS, ColS>& m) {
 // The most diagonals a matrix may have (a band of 16 levels; the built-in operators compose to far fewer).
 inline constexpr uint32_t maxMatrixBand = 16;
 
+struct MatrixOptions {
+    // Trim the band to its outermost diagonals with an entry that is not 0, reading the diagonals on the host (a copy
+    // from a GPU). false: keep every diagonal of readBandOf<expression>, those outside the matrix's true band 0, and
+    // touch nothing on the host (for a matrix assembled every step on a device).
+    bool trim = true;
+};
+
 template <class Backend, class T, class ColS, class F>
-auto matrixOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Engine engine = Engine::Auto) {
+auto matrixOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Engine engine = Engine::Auto,
+              MatrixOptions const& options = {}) {
     using Expr = ExprOf<decltype(f(x))>;
     using RowS = typename Expr::Stagger;
     static_assert(!std::is_same_v<RowS, AnyStagger>, "matrixOf: f(x) must be an expression of fields, not a scalar");
@@ -206,14 +214,14 @@ auto matrixOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Engin
         extract.j = j;
         threaded::threaded(backend, threaded::independent(columns), extract);
     }
-    detail::trimBand(m);
+    if (options.trim) detail::trimBand(m);
     return m;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Jacobians: the band matrix of the derivative of any stencil expression with respect to one field, at a state.
 //
-//   Jacobian<T, RowS, ColS> jac = jacobianOf(backend, x, f, engine = Engine::Auto);
+//   Jacobian<T, RowS, ColS> jac = jacobianOf(backend, x, f, engine = Engine::Auto, options = {});
 //
 // jac.matrix.diagonal(d).at(c, k) is d f(x)[k] / d x[k + d] in column c, and jac.value holds f(x). f is called with a
 // Field<Dual<T>, ColS> (forward-mode dual numbers: a value and a derivative), so it must be generic in the field it
@@ -339,7 +347,8 @@ struct DualExtractBody {
 } // namespace detail
 
 template <class Backend, class T, class ColS, class F>
-auto jacobianOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Engine engine = Engine::Auto) {
+auto jacobianOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Engine engine = Engine::Auto,
+                MatrixOptions const& options = {}) {
     using Expr = ExprOf<decltype(f(std::declval<Field<Dual<T>, ColS> const&>()))>;
     using RowS = typename Expr::Stagger;
     static_assert(!std::is_same_v<RowS, AnyStagger>, "jacobianOf: f(x) must be an expression of fields, not a scalar");
@@ -370,7 +379,7 @@ auto jacobianOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Eng
             threaded::threaded(backend, threaded::independent(columns), extract);
         }
     }
-    detail::trimBand(jac.matrix);
+    if (options.trim) detail::trimBand(jac.matrix);
     return jac;
 }
 

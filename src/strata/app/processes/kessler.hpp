@@ -208,17 +208,15 @@ private:
         auto const toFaces = ops::RightBiasedC2F{ops::NoBC{}, ops::SetValue{0.0}};
         auto const divergence = ops::DivergenceF2C{};
         auto const fall = [&](auto const& x) { return divergence(toFaces(m_massFlux * x)) / m_rho; };
-        auto const m = ops::matrixOf(ctx.backend, qr, fall, ctx.engine);
-        if (m.lo < 0 || m.hi > 1)
-            throw Error("the fall's matrix has diagonals " + std::to_string(m.lo) + " .. " + std::to_string(m.hi),
-                        "kessler implicit sedimentation", "an upper bidiagonal matrix (diagonals 0 .. 1)");
+        // Untrimmed: the read band -1 .. 2 of the expression, its diagonals -1 and 2 zero (the fall is upper
+        // bidiagonal), and no host access (a copy on a GPU) in the step.
+        auto const m = ops::matrixOf(ctx.backend, qr, fall, ctx.engine, ops::MatrixOptions{.trim = false});
         double const dt = ctx.dt;
-        // (1 - dt M) x = qr + dt b, nothing below the diagonal (m_zero); M's diagonal 1 is absent where no rain falls
-        // anywhere (it is 0 then too)
+        // (1 - dt M) x = qr + dt b, nothing below the diagonal (m_zero)
         ops::evaluate(ctx.backend, m_b, 1.0 - dt * m.diagonal(0), ops::Engine::Direct);
-        if (m.hi == 1) ops::evaluate(ctx.backend, m_c, -dt * m.diagonal(1), ops::Engine::Direct);
+        ops::evaluate(ctx.backend, m_c, -dt * m.diagonal(1), ops::Engine::Direct);
         ops::evaluate(ctx.backend, m_weighted, qr + dt * m.affine, ops::Engine::Direct);
-        ops::solveTridiagonal(ctx.backend, m_zero, m_b, m.hi == 1 ? m_c : m_zero, m_weighted, qr, ops::Tridiag::Bfb);
+        ops::solveTridiagonal(ctx.backend, m_zero, m_b, m_c, m_weighted, qr, ops::Tridiag::Bfb);
         // Surface rain: the flux through the bottom face at the new rain.
         ops::evaluate(ctx.backend, m_face, toFaces(m_massFlux * qr), ops::Engine::Direct);
         countSurfaceRain(ctx, dt);
