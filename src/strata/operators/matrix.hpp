@@ -119,6 +119,18 @@ struct ProbeBody {
     }
 };
 
+// The diagonal of row k that probe j gives: the offset d = l - k of the column l in k + lo .. k + hi with
+// l = j (mod w), and whether l lies in the field's columnLevels levels.
+struct ProbedEntry {
+    int64_t offset; // d - lo: the index into the diagonals
+    bool inside;
+};
+STRATA_HD inline ProbedEntry probedEntry(uint32_t k, int lo, uint32_t w, uint32_t j, uint32_t columnLevels) {
+    int64_t const first = int64_t(k) + lo;
+    int64_t const l = first + ((int64_t(j) - first) % int64_t(w) + int64_t(w)) % int64_t(w);
+    return {l - first, l >= 0 && l < int64_t(columnLevels)};
+}
+
 // Row k of f(probe j) less f(0) into the diagonal of the column l (k + lo <= l <= k + hi) with l mod w = j; rows
 // whose such column lies outside the field get 0 there.
 template <class T, class RowS, uint32_t MaxW>
@@ -132,12 +144,8 @@ struct ExtractKernelBody {
     uint32_t columnLevels;
     STRATA_HD void operator()(uint32_t col) const {
         for (uint32_t k = 0; k < probed.levels; ++k) {
-            // the column l in k + lo .. k + hi with l = j (mod w)
-            int64_t const first = int64_t(k) + lo;
-            int64_t const shift = ((int64_t(j) - first) % int64_t(w) + int64_t(w)) % int64_t(w);
-            int64_t const l = first + shift;
-            T const entry = l >= 0 && l < int64_t(columnLevels) ? probed(col, k) - affine(col, k) : T(0);
-            diag[l - first](col, k) = entry;
+            ProbedEntry const e = probedEntry(k, lo, w, j, columnLevels);
+            diag[e.offset](col, k) = e.inside ? probed(col, k) - affine(col, k) : T(0);
         }
     }
 };
@@ -334,11 +342,9 @@ struct DualExtractBody {
     uint32_t columnLevels;
     STRATA_HD void operator()(uint32_t col) const {
         for (uint32_t k = 0; k < probed.levels; ++k) {
-            int64_t const first = int64_t(k) + lo;
-            int64_t const shift = ((int64_t(j) - first) % int64_t(w) + int64_t(w)) % int64_t(w);
-            int64_t const l = first + shift;
+            ProbedEntry const e = probedEntry(k, lo, w, j, columnLevels);
             Dual<T> const r = probed(col, k);
-            diag[l - first](col, k) = l >= 0 && l < int64_t(columnLevels) ? r.d : T(0);
+            diag[e.offset](col, k) = e.inside ? r.d : T(0);
             if (j == 0) value(col, k) = r.v;
         }
     }
