@@ -191,22 +191,37 @@ struct MatrixOptions {
     bool trim = true;
 };
 
+namespace detail {
+
+// A matrix of zeros over Expr's read band, its rows Expr's levels and its columns x's (what matrixOf and jacobianOf
+// fill).
+template <class Expr, class T, class ColS>
+auto readBandMatrix(Field<T, ColS> const& x) {
+    using RowS = typename Expr::Stagger;
+    static_assert(!std::is_same_v<RowS, AnyStagger>,
+                  "matrixOf, jacobianOf: f(x) must be an expression of fields, not a scalar");
+    constexpr ReadBand band = ReadBandOf<Expr>::value;
+    static_assert(band.any, "matrixOf, jacobianOf: f(x) reads no field");
+    static_assert(band.hi - band.lo + 1 <= int(maxMatrixBand),
+                  "matrixOf, jacobianOf: the expression's band is wider than maxMatrixBand levels");
+    BandMatrix<T, RowS, ColS> m{band.lo, band.hi, {}, Field<T, RowS>(x.gridPtr(), x.columns(), x.space())};
+    for (int d = band.lo; d <= band.hi; ++d)
+        m.diagonals.emplace_back(x.gridPtr(), x.columns(), x.space());
+    return m;
+}
+
+} // namespace detail
+
 template <class Backend, class T, class ColS, class F>
 auto matrixOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Engine engine = Engine::Auto,
               MatrixOptions const& options = {}) {
     using Expr = ExprOf<decltype(f(x))>;
     using RowS = typename Expr::Stagger;
-    static_assert(!std::is_same_v<RowS, AnyStagger>, "matrixOf: f(x) must be an expression of fields, not a scalar");
     constexpr ReadBand band = detail::ReadBandOf<Expr>::value;
-    static_assert(band.any, "matrixOf: f(x) reads no field");
     constexpr uint32_t w = static_cast<uint32_t>(band.hi - band.lo + 1);
-    static_assert(w <= maxMatrixBand, "matrixOf: the expression's band is wider than maxMatrixBand levels");
-
+    auto m = detail::readBandMatrix<Expr>(x);
     auto const grid = x.gridPtr();
     uint32_t const columns = x.columns();
-    BandMatrix<T, RowS, ColS> m{band.lo, band.hi, {}, Field<T, RowS>(grid, columns, x.space())};
-    for (uint32_t d = 0; d < w; ++d)
-        m.diagonals.emplace_back(grid, columns, x.space());
     if (columns == 0) return m;
 
     Field<T, ColS> probe(grid, columns, x.space());
@@ -357,19 +372,11 @@ auto jacobianOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Eng
                 MatrixOptions const& options = {}) {
     using Expr = ExprOf<decltype(f(std::declval<Field<Dual<T>, ColS> const&>()))>;
     using RowS = typename Expr::Stagger;
-    static_assert(!std::is_same_v<RowS, AnyStagger>, "jacobianOf: f(x) must be an expression of fields, not a scalar");
     constexpr ReadBand band = detail::ReadBandOf<Expr>::value;
-    static_assert(band.any, "jacobianOf: f(x) reads no field");
     constexpr uint32_t w = static_cast<uint32_t>(band.hi - band.lo + 1);
-    static_assert(w <= maxMatrixBand, "jacobianOf: the expression's band is wider than maxMatrixBand levels");
-
     auto const grid = x.gridPtr();
     uint32_t const columns = x.columns();
-    Jacobian<T, RowS, ColS> jac{
-        BandMatrix<T, RowS, ColS>{band.lo, band.hi, {}, Field<T, RowS>(grid, columns, x.space())},
-        Field<T, RowS>(grid, columns, x.space())};
-    for (uint32_t d = 0; d < w; ++d)
-        jac.matrix.diagonals.emplace_back(grid, columns, x.space());
+    Jacobian<T, RowS, ColS> jac{detail::readBandMatrix<Expr>(x), Field<T, RowS>(grid, columns, x.space())};
     if (columns > 0) {
         Field<Dual<T>, ColS> seeded(grid, columns, x.space());
         Field<Dual<T>, RowS> probed(grid, columns, x.space());
