@@ -1,15 +1,20 @@
 // Vertical diffusion: d(psi)/dt = (1/rho0) d/dz(rho0 K d(psi)/dz) on theta (heat), q, the tracer and the winds, with
 // a prescribed surface flux (kinematic, positive upwards) and no flux through the top; explicit (SSP-RK3 stages) or
-// implicit (backward Euler, app/model/implicit_diffusion.hpp).
+// implicit (backward Euler, app/model/implicit_diffusion.hpp). Implicit, with an implicit Coriolis force
+// (coriolis.hpp), the winds and the force are solved together: VerticalDiffusion::solveWindsWithCoriolis.
 #pragma once
 
 #include <strata/app/model/implicit_diffusion.hpp>
 #include <strata/app/model/process.hpp>
+#include <strata/app/processes/detail/coriolis_settings.hpp>
 #include <strata/app/processes/detail/stability.hpp>
 #include <strata/core/math.hpp>
+#include <strata/operators/column/band.hpp>
+#include <strata/operators/matrix.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -112,6 +117,37 @@ inline void DiffusionSettings::check(Config const& c) const {
     if (!isOn(tracer)) unmixed("surface_tracer_flux", surfaceTracerFlux, "tracer");
 }
 
+// Whether vertical diffusion solves the Coriolis force with the winds: an implicit Coriolis force (coriolis:
+// {implicit: on}) and the winds mixed implicitly. The Coriolis process then leaves its step to this one.
+inline bool mixingSolvesCoriolis(Config const& c) {
+    auto const& d = c.settings<DiffusionSettings>();
+    return c.enabled(CoriolisSettings::process) && isOn(c.settings<CoriolisSettings>().implicit) &&
+           c.enabled(DiffusionSettings::process) && d.mode == DiffusionMode::Implicit && isOn(d.momentum);
+}
+
+// The winds' backward-Euler step with the Coriolis force, from the mixing operator L x = M x + b of either wind (its
+// band matrix by ops::matrixOf: M(k, k - 1), M(k, k), M(k, k + 1) and b per column and level). With a = dt f,
+//   (1 - dt L) u' - a v' = u + dt b - a vg,   a u' + (1 - dt L) v' = v + dt b + a ug,
+// one 2x2 block tridiagonal system per column: A = -dt M(k, k-1) I, B = (1 - dt M(k, k)) I + a [[0, -1], [1, 0]],
+// C = -dt M(k, k+1) I. Its fixed point has L u + f (v - vg) = 0 and L v - f (u - ug) = 0 whatever dt is: the steady
+// state of the explicit operator.
+struct WindBlockSystem {
+    CenterView lower, diagonal, upper, minusA, plusA, du, dv;
+    CenterConst mLower, mDiagonal, mUpper, affine, u, v;
+    double const* f; // per column
+    double dt, ug, vg;
+    STRATA_HD void operator()(uint32_t c, uint32_t k) const {
+        double const a = dt * f[c];
+        lower(c, k) = -dt * mLower(c, k);
+        diagonal(c, k) = 1.0 - dt * mDiagonal(c, k);
+        upper(c, k) = -dt * mUpper(c, k);
+        minusA(c, k) = -a;
+        plusA(c, k) = a;
+        du(c, k) = u(c, k) + dt * affine(c, k) - a * vg;
+        dv(c, k) = v(c, k) + dt * affine(c, k) + a * ug;
+    }
+};
+
 // rho F at the surface for heat, moisture and tracer, and its negative (the boundary value of rho K dpsi/dz).
 struct SurfaceFluxes {
     FaceConst rhoFace;
@@ -178,6 +214,7 @@ public:
         if (isOn(d.moisture)) f.push_back({"q", "kg kg-1", change});
         if (isOn(d.tracer)) f.push_back({"tracer", "1", change});
         if (d.profile == DiffusionProfile::ReedJablonowski) f.push_back({"p_face", "Pa", Access::Reads});
+        if (mixingSolvesCoriolis(cfg)) f.push_back({"latitude", "degrees_north", Access::Reads});
         return f;
     }
 
@@ -194,6 +231,7 @@ public:
           m_cPrime(env.grid(), env.columns(), env.space()) {
         std::fill(m_noFlux.host().begin(), m_noFlux.host().end(), 0.0);
         m_noFlux.toDevice();
+        if (mixingSolvesCoriolis(cfg)) m_winds = std::make_unique<WindsWithCoriolis>(cfg, env);
     }
 
     std::string name() const override { return std::string(Settings::process); }
@@ -299,8 +337,10 @@ public:
     // (app/model/implicit_diffusion.hpp: the matrix is built and factored once per column and ground condition).
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
         if (m_cfg.mode != DiffusionMode::Implicit) return;
+        // The winds go to their own solve where the Coriolis force is solved with them.
+        bool const windsHere = isOn(m_cfg.momentum) && !m_winds;
         uint32_t const diffused = (isOn(m_cfg.heat) ? 1u : 0u) | (isOn(m_cfg.moisture) ? 2u : 0u) |
-                                  (isOn(m_cfg.tracer) ? 4u : 0u) | (isOn(m_cfg.momentum) ? 24u : 0u);
+                                  (isOn(m_cfg.tracer) ? 4u : 0u) | (windsHere ? 24u : 0u);
         diffuseImplicitly(ctx.backend, ctx.columns,
                           ImplicitDiffusionColumns{u.T.view(), u.q.view(), u.tracer.view(), u.u.view(), u.v.view(),
                                                    std::as_const(m_rho).view(), std::as_const(m_exner).view(),
@@ -308,9 +348,47 @@ public:
                                                    m_tracer.device(), m_noFlux.device(), m_a.view(), m_inverse.view(),
                                                    m_cPrime.view(), ctx.grid->view(Backend::memSpace), ctx.dt, noSlip(),
                                                    diffused});
+        if (m_winds) solveWindsWithCoriolis(ctx, u);
+    }
+
+    // The winds and the Coriolis force in one backward-Euler step (WindBlockSystem): the mixing operator's matrix by
+    // ops::matrixOf (untrimmed: no host access in the step), the block bands assembled in one pass, and
+    // ops::solveBlockTridiagonal's Bfb variant (block Thomas: the same bits on every backend).
+    void solveWindsWithCoriolis(StepContext<Backend>& ctx, Prognostics& u) {
+        auto& w = *m_winds;
+        auto const grad = ops::GradientC2F{ops::SetGradient{0.0}, ops::SetGradient{0.0}};
+        auto const div =
+            ops::DivergenceF2C{ops::SetValue{ops::ColumnValues<double>{m_noFlux.device()}}, ops::SetValue{0.0}};
+        auto const gradNoSlip = ops::GradientC2F{ops::SetValue{0.0}, ops::SetGradient{0.0}};
+        auto const divNoSlip = ops::DivergenceF2C{ops::NoBC{}, ops::SetValue{0.0}};
+        // The untrimmed band is the expression's read band, -2 .. 2 with the boundary stencils' footprints; the
+        // operator itself is tridiagonal, its diagonals -2 and 2 zero (test_physics' Ekman test of the implicit force
+        // would miss the explicit run's steady state otherwise).
+        auto assemble = [&](auto const& m) {
+            forEachPoint(ctx.backend, ctx.columns, u.u.levels(),
+                         WindBlockSystem{w.lower.view(), w.diagonal.view(), w.upper.view(), w.minusA.view(),
+                                         w.plusA.view(), w.du.view(), w.dv.view(), m.diagonal(-1).view(),
+                                         m.diagonal(0).view(), m.diagonal(1).view(), m.affine.view(),
+                                         std::as_const(u.u).view(), std::as_const(u.v).view(), w.f.device(), ctx.dt,
+                                         w.ug, w.vg});
+        };
+        ops::MatrixOptions const untrimmed{.trim = false};
+        if (noSlip())
+            assemble(ops::matrixOf(
+                ctx.backend, u.u, [&](auto const& x) { return divNoSlip(m_rhoK * gradNoSlip(x)) / m_rho; }, ctx.engine,
+                untrimmed));
+        else
+            assemble(ops::matrixOf(
+                ctx.backend, u.u, [&](auto const& x) { return div(m_rhoK * grad(x)) / m_rho; }, ctx.engine, untrimmed));
+        ops::Block2x2<double> const lower{w.lower, w.zero, w.zero, w.lower};
+        ops::Block2x2<double> const diagonal{w.diagonal, w.minusA, w.plusA, w.diagonal};
+        ops::Block2x2<double> const upper{w.upper, w.zero, w.zero, w.upper};
+        ops::solveBlockTridiagonal(ctx.backend, lower, diagonal, upper, w.du, w.dv, u.u, u.v, ops::Tridiag::Bfb);
     }
 
     StepCost stepCost() const override {
+        // (With the Coriolis force solved with the winds, the winds' solve costs more than counted here: the matrix's
+        // four evaluations of the operator and the block system's fields.)
         // Set-up once per step: K on faces (reads p_face, writes rho0 K: 24 B per face with rho_face; the
         // Reed-Jablonowski profile reads u, v at the lowest level and takes a sqrt per face, its decay above
         // 850 hPa computed once; the other profiles an exp per face) and the surface fluxes per column (rho_face in,
@@ -372,6 +450,27 @@ private:
     core::Buffer<double> m_negHeat, m_negMoisture, m_negTracer;
     core::Buffer<double> m_noFlux;        // zeros: no flux through the bottom face (winds over a free-slip ground)
     CenterField m_a, m_inverse, m_cPrime; // the implicit solve's elimination, per column
+
+    // The winds' block system with the Coriolis force (mixingSolvesCoriolis): f per column, the geostrophic wind, and
+    // the fields of the block bands (A and C are multiples of the identity: their off-diagonal entries `zero`) and the
+    // right-hand sides.
+    struct WindsWithCoriolis {
+        double ug, vg;
+        core::Buffer<double> f;
+        CenterField lower, diagonal, upper, minusA, plusA, zero, du, dv;
+        WindsWithCoriolis(Config const& cfg, ProcessEnv<Backend>& env)
+            : ug(cfg.settings<CoriolisSettings>().ug), vg(cfg.settings<CoriolisSettings>().vg),
+              f(env.columns(), env.space()), lower(field(env)), diagonal(field(env)), upper(field(env)),
+              minusA(field(env)), plusA(field(env)), zero(field(env)), du(field(env)), dv(field(env)) {
+            auto& latitude = env.perColumn("latitude");
+            latitude.toHost();
+            for (uint32_t c = 0; c < env.columns(); ++c)
+                f.host()[c] = coriolisParameter(latitude.host()[c]);
+            f.toDevice();
+        }
+        static CenterField field(ProcessEnv<Backend>& env) { return {env.grid(), env.columns(), env.space()}; }
+    };
+    std::unique_ptr<WindsWithCoriolis> m_winds;
 };
 
 } // namespace strata::app
