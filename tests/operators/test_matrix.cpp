@@ -406,3 +406,37 @@ TEST_CASE("matrixOf with MatrixOptions{.trim = false}: the read band, the diagon
                 REQUIRE(std::memcmp(&entry, &expected, sizeof(double)) == 0);
             }
 }
+
+TEMPLATE_TEST_CASE(
+    "MatrixAssembly: matrixOf's untrimmed bits on every call, into the same fields while x keeps its shape",
+    "[operators][matrix]", STRATA_CPU_BACKENDS) {
+    auto const backend = TestType::make();
+    auto const grid = stretched(12);
+    auto kappa = sampled<Center>(grid, 3, 0.21, 2.0);
+    auto const grad = GradientC2F{SetValue{1.0}, SetGradient{0.0}};
+    auto const interp = InterpolateC2F{Extrapolate{}, Extrapolate{}};
+    auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
+    MatrixAssembly<double, Center, Center> assembly;
+    double const* first = nullptr;
+    for (int call = 0; call < 3; ++call) {
+        INFO("call " << call);
+        // The coefficient changes from call to call, as a time step's would; x too.
+        kappa = sampled<Center>(grid, 3, 0.21 + 0.1 * call, 2.0);
+        auto const x = sampled<Center>(grid, 3, 0.47 + call);
+        auto const f = [&](auto const& v) { return div(interp(kappa) * grad(v)); };
+        auto const& m = assembly(backend, x, f);
+        auto const expected = matrixOf(backend, x, f, Engine::Auto, MatrixOptions{.trim = false});
+        REQUIRE(sameBits(m, expected));
+        if (call == 0) first = std::as_const(m.affine).view().data;
+        REQUIRE(std::as_const(m.affine).view().data == first); // the same fields
+    }
+    // Another shape: fields of its own, and still matrixOf's bits.
+    auto const other = stretched(5);
+    auto const y = sampled<Center>(other, 2, 0.9);
+    auto const kappa2 = sampled<Center>(other, 2, 0.3, 2.0);
+    auto const g = [&](auto const& v) { return div(interp(kappa2) * grad(v)); };
+    auto const& m = assembly(backend, y, g);
+    REQUIRE(m.affine.columns() == 2);
+    REQUIRE(m.affine.levels() == 5);
+    REQUIRE(sameBits(m, matrixOf(backend, y, g, Engine::Auto, MatrixOptions{.trim = false})));
+}

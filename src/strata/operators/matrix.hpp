@@ -38,6 +38,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -107,6 +109,42 @@ struct BandMatrix {
 
 namespace detail {
 
+// The diagonal of each row that probe j gives, row after row from row 0: the offset d - lo of the column l in
+// k + lo .. k + hi with l = j (mod w), and whether l lies in the field's columnLevels levels. Stepped (the offset falls
+// by 1 mod w from one row to the next), not divided: an integer division per entry costs more than the entry.
+class ProbedRows {
+public:
+    STRATA_HD ProbedRows(int lo, uint32_t w, uint32_t j, uint32_t columnLevels)
+        : m_first(lo), m_offset(static_cast<uint32_t>(((int64_t(j) - lo) % int64_t(w) + int64_t(w)) % int64_t(w))),
+          m_w(w), m_columnLevels(columnLevels) {}
+    STRATA_HD uint32_t offset() const { return m_offset; } // d - lo: the index into the diagonals
+    STRATA_HD bool inside() const {
+        int64_t const l = m_first + m_offset;
+        return l >= 0 && l < int64_t(m_columnLevels);
+    }
+    STRATA_HD void next() {
+        ++m_first;
+        m_offset = m_offset == 0 ? m_w - 1 : m_offset - 1;
+    }
+
+private:
+    int64_t m_first; // k + lo
+    uint32_t m_offset;
+    uint32_t m_w;
+    uint32_t m_columnLevels;
+};
+
+// Whether level l, l = 0, 1, ..., is one of probe j's (l = j mod w), stepped as ProbedRows is.
+class ProbeLevels {
+public:
+    STRATA_HD ProbeLevels(uint32_t w, uint32_t j) : m_w(w), m_j(j) {}
+    STRATA_HD bool probed() const { return m_residue == m_j; }
+    STRATA_HD void next() { m_residue = m_residue + 1 == m_w ? 0 : m_residue + 1; }
+
+private:
+    uint32_t m_w, m_j, m_residue = 0;
+};
+
 // Probe j: 1 at the levels l with l mod w = j.
 template <class T, class S>
 struct ProbeBody {
@@ -114,22 +152,11 @@ struct ProbeBody {
     uint32_t w;
     uint32_t j;
     STRATA_HD void operator()(uint32_t col) const {
-        for (uint32_t l = 0; l < probe.levels; ++l)
-            probe(col, l) = l % w == j ? T(1) : T(0);
+        ProbeLevels levels(w, j);
+        for (uint32_t l = 0; l < probe.levels; ++l, levels.next())
+            probe(col, l) = levels.probed() ? T(1) : T(0);
     }
 };
-
-// The diagonal of row k that probe j gives: the offset d = l - k of the column l in k + lo .. k + hi with
-// l = j (mod w), and whether l lies in the field's columnLevels levels.
-struct ProbedEntry {
-    int64_t offset; // d - lo: the index into the diagonals
-    bool inside;
-};
-STRATA_HD inline ProbedEntry probedEntry(uint32_t k, int lo, uint32_t w, uint32_t j, uint32_t columnLevels) {
-    int64_t const first = int64_t(k) + lo;
-    int64_t const l = first + ((int64_t(j) - first) % int64_t(w) + int64_t(w)) % int64_t(w);
-    return {l - first, l >= 0 && l < int64_t(columnLevels)};
-}
 
 // Row k of f(probe j) less f(0) into the diagonal of the column l (k + lo <= l <= k + hi) with l mod w = j; rows
 // whose such column lies outside the field get 0 there.
@@ -143,10 +170,9 @@ struct ExtractKernelBody {
     uint32_t j;
     uint32_t columnLevels;
     STRATA_HD void operator()(uint32_t col) const {
-        for (uint32_t k = 0; k < probed.levels; ++k) {
-            ProbedEntry const e = probedEntry(k, lo, w, j, columnLevels);
-            diag[e.offset](col, k) = e.inside ? probed(col, k) - affine(col, k) : T(0);
-        }
+        ProbedRows rows(lo, w, j, columnLevels);
+        for (uint32_t k = 0; k < probed.levels; ++k, rows.next())
+            diag[rows.offset()](col, k) = rows.inside() ? probed(col, k) - affine(col, k) : T(0);
     }
 };
 
@@ -212,34 +238,84 @@ auto readBandMatrix(Field<T, ColS> const& x) {
 
 } // namespace detail
 
+namespace detail {
+
+// Fills m (x's read-band matrix of f, readBandMatrix's shape) by probing, with `probe` and `probed` as scratch: the
+// work of matrixOf.
+template <class Backend, class T, class RowS, class ColS, class F>
+void probeMatrix(Backend const& backend, Field<T, ColS> const& x, F const& f, Engine engine,
+                 BandMatrix<T, RowS, ColS>& m, Field<T, ColS>& probe, Field<T, RowS>& probed) {
+    uint32_t const w = static_cast<uint32_t>(m.hi - m.lo + 1);
+    uint32_t const columns = x.columns();
+    if (columns == 0) return;
+    // zeros (l mod 1 is never 1): the probe may hold an earlier call's
+    threaded::threaded(backend, threaded::independent(columns), ProbeBody<T, ColS>{probe.view(), 1, 1});
+    evaluate(backend, m.affine, f(std::as_const(probe)), engine); // probe is 0: b
+    ExtractKernelBody<T, RowS, maxMatrixBand> extract{
+        std::as_const(probed).view(), std::as_const(m.affine).view(), {}, m.lo, w, 0, x.levels()};
+    for (uint32_t d = 0; d < w; ++d)
+        extract.diag[d] = m.diagonals[d].view();
+    for (uint32_t j = 0; j < w; ++j) {
+        threaded::threaded(backend, threaded::independent(columns), ProbeBody<T, ColS>{probe.view(), w, j});
+        evaluate(backend, probed, f(std::as_const(probe)), engine);
+        extract.j = j;
+        threaded::threaded(backend, threaded::independent(columns), extract);
+    }
+}
+
+} // namespace detail
+
 template <class Backend, class T, class ColS, class F>
 auto matrixOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Engine engine = Engine::Auto,
               MatrixOptions const& options = {}) {
     using Expr = ExprOf<decltype(f(x))>;
     using RowS = typename Expr::Stagger;
-    constexpr ReadBand band = detail::ReadBandOf<Expr>::value;
-    constexpr uint32_t w = static_cast<uint32_t>(band.hi - band.lo + 1);
     auto m = detail::readBandMatrix<Expr>(x);
-    auto const grid = x.gridPtr();
-    uint32_t const columns = x.columns();
-    if (columns == 0) return m;
-
-    Field<T, ColS> probe(grid, columns, x.space());
-    evaluate(backend, m.affine, f(probe), engine); // probe is 0: b
-    Field<T, RowS> probed(grid, columns, x.space());
-    detail::ExtractKernelBody<T, RowS, maxMatrixBand> extract{
-        std::as_const(probed).view(), std::as_const(m.affine).view(), {}, band.lo, w, 0, x.levels()};
-    for (uint32_t d = 0; d < w; ++d)
-        extract.diag[d] = m.diagonals[d].view();
-    for (uint32_t j = 0; j < w; ++j) {
-        threaded::threaded(backend, threaded::independent(columns), detail::ProbeBody<T, ColS>{probe.view(), w, j});
-        evaluate(backend, probed, f(probe), engine);
-        extract.j = j;
-        threaded::threaded(backend, threaded::independent(columns), extract);
-    }
+    Field<T, ColS> probe(x.gridPtr(), x.columns(), x.space());
+    Field<T, RowS> probed(x.gridPtr(), x.columns(), x.space());
+    detail::probeMatrix(backend, x, f, engine, m, probe, probed);
     if (options.trim) detail::trimBand(m);
     return m;
 }
+
+// A matrix assembled again and again (every time step, as the model's implicit processes do) into the same fields:
+//
+//   ops::MatrixAssembly<T, RowS, ColS> assembly;                       // a member of the process
+//   BandMatrix<T, RowS, ColS> const& m = assembly(backend, x, f, engine);
+//
+// gives matrixOf(backend, x, f, engine, MatrixOptions{.trim = false})'s matrix, the same bits, in fields (and
+// scratch) allocated on the first call and kept while x's grid, columns and memory space stay the same: a call then
+// allocates and zeroes nothing (matrixOf's eight fields a call are about half of its time on the CPU). RowS is the
+// expression's staggering (checked). The reference stays valid until the next call.
+template <class T, class RowS, class ColS>
+class MatrixAssembly {
+public:
+    template <class Backend, class F>
+    BandMatrix<T, RowS, ColS> const& operator()(Backend const& backend, Field<T, ColS> const& x, F const& f,
+                                                Engine engine = Engine::Auto) {
+        using Expr = ExprOf<decltype(f(x))>;
+        static_assert(std::is_same_v<typename Expr::Stagger, RowS>,
+                      "MatrixAssembly<T, RowS, ColS>: RowS must be the staggering of f(x)");
+        bool const fits = m_matrix && m_probe->gridPtr() == x.gridPtr() && m_probe->columns() == x.columns() &&
+                          m_probe->space() == x.space() &&
+                          m_matrix->diagonals.size() == std::size_t(readBandOf<Expr>.hi - readBandOf<Expr>.lo + 1);
+        if (!fits) {
+            m_matrix.reset();
+            m_probe.reset();
+            m_probed.reset();
+            m_matrix.emplace(detail::readBandMatrix<Expr>(x));
+            m_probe.emplace(x.gridPtr(), x.columns(), x.space());
+            m_probed.emplace(x.gridPtr(), x.columns(), x.space());
+        }
+        detail::probeMatrix(backend, x, f, engine, *m_matrix, *m_probe, *m_probed);
+        return *m_matrix;
+    }
+
+private:
+    std::optional<BandMatrix<T, RowS, ColS>> m_matrix;
+    std::optional<Field<T, ColS>> m_probe;
+    std::optional<Field<T, RowS>> m_probed;
+};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Jacobians: the band matrix of the derivative of any stencil expression with respect to one field, at a state.
@@ -340,8 +416,9 @@ struct SeedBody {
     uint32_t w;
     uint32_t j;
     STRATA_HD void operator()(uint32_t col) const {
-        for (uint32_t l = 0; l < seeded.levels; ++l)
-            seeded(col, l) = Dual<T>(x(col, l), l % w == j ? T(1) : T(0));
+        ProbeLevels levels(w, j);
+        for (uint32_t l = 0; l < seeded.levels; ++l, levels.next())
+            seeded(col, l) = Dual<T>(x(col, l), levels.probed() ? T(1) : T(0));
     }
 };
 
@@ -356,10 +433,10 @@ struct DualExtractBody {
     uint32_t j;
     uint32_t columnLevels;
     STRATA_HD void operator()(uint32_t col) const {
-        for (uint32_t k = 0; k < probed.levels; ++k) {
-            ProbedEntry const e = probedEntry(k, lo, w, j, columnLevels);
+        ProbedRows rows(lo, w, j, columnLevels);
+        for (uint32_t k = 0; k < probed.levels; ++k, rows.next()) {
             Dual<T> const r = probed(col, k);
-            diag[e.offset](col, k) = e.inside ? r.d : T(0);
+            diag[rows.offset()](col, k) = rows.inside() ? r.d : T(0);
             if (j == 0) value(col, k) = r.v;
         }
     }

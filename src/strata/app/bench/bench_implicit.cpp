@@ -2,11 +2,12 @@
 // q, tracer, u, v over a free-slip ground: one matrix for all five), on about 2^21 points a field:
 //   implicit_diffusion_hand/<levels>      app::diffuseImplicitly, the model's kernel: coefficients built by hand from
 //                                         rho0 K and the grid, eliminated once per column, five sweeps
-//   implicit_diffusion_matrix/<levels>    the same step from the operator's expression: ops::matrixOf of
-//                                         div(rho0 K grad(x)) / rho0 (untrimmed, as the model's implicit uses call
-//                                         it), 1 - dt M into three coefficient fields, and ops::solveTridiagonalBatch
+//   implicit_diffusion_matrix/<levels>    the same step from the operator's expression: ops::MatrixAssembly of
+//                                         div(rho0 K grad(x)) / rho0 (matrixOf's untrimmed matrix in fields kept from
+//                                         call to call, as the model's implicit uses assemble it), 1 - dt M into three
+//                                         coefficient fields, and ops::solveTridiagonalBatch
 //                                         with the five variables as right-hand sides (one factorisation)
-//   implicit_diffusion_assembly/<levels>  the matrix path's assembly alone (matrixOf and the coefficients)
+//   implicit_diffusion_assembly/<levels>  the matrix path's assembly alone (the matrix and the coefficients)
 // The two steps agree to rounding (checked before timing: 1e-12 relative). A level update is one cell of one column
 // for all five variables; min_bytes_per_point counts what the hand kernel must move: the five variables read and
 // written, rho0, exner0 and rho0 K read (104 bytes).
@@ -52,6 +53,7 @@ struct Data {
     CenterField rho, exner, a, inverse, cPrime, lower, diagonal, upper;
     FaceField rhoK;
     core::Buffer<double> zeros;
+    MatrixAssembly<double, Center, Center> assembly; // the matrix's fields, kept from call to call
     static CenterField center(std::shared_ptr<Grid const> const& g, uint32_t cols) {
         return {g, cols, core::MemSpace::Host};
     }
@@ -98,9 +100,7 @@ template <class Backend>
 void assemble(Backend const& backend, Data& d) {
     auto const grad = GradientC2F{SetGradient{0.0}, SetGradient{0.0}};
     auto const div = DivergenceF2C{SetValue{0.0}, SetValue{0.0}};
-    auto const m = matrixOf(
-        backend, d.vars[0], [&](auto const& x) { return div(d.rhoK * grad(x)) / d.rho; }, Engine::Auto,
-        MatrixOptions{.trim = false});
+    auto const& m = d.assembly(backend, d.vars[0], [&](auto const& x) { return div(d.rhoK * grad(x)) / d.rho; });
     evaluate(backend, d.lower, -stepSeconds * m.diagonal(-1), Engine::Direct);
     evaluate(backend, d.diagonal, 1.0 - stepSeconds * m.diagonal(0), Engine::Direct);
     evaluate(backend, d.upper, -stepSeconds * m.diagonal(1), Engine::Direct);

@@ -210,7 +210,7 @@ private:
         auto const fall = [&](auto const& x) { return divergence(toFaces(m_massFlux * x)) / m_rho; };
         // Untrimmed: the read band -1 .. 2 of the expression, its diagonals -1 and 2 zero (the fall is upper
         // bidiagonal), and no host access (a copy on a GPU) in the step.
-        auto const m = ops::matrixOf(ctx.backend, qr, fall, ctx.engine, ops::MatrixOptions{.trim = false});
+        auto const& m = m_fallMatrix(ctx.backend, qr, fall, ctx.engine);
         double const dt = ctx.dt;
         // (1 - dt M) x = qr + dt b, nothing below the diagonal (m_zero)
         ops::evaluate(ctx.backend, m_b, 1.0 - dt * m.diagonal(0), ops::Engine::Direct);
@@ -258,6 +258,7 @@ private:
     CenterField const& m_rho;
     CenterField const& m_exner;
     CenterField m_massFlux, m_courant, m_net, m_weighted, m_b, m_c, m_zero;
+    ops::MatrixAssembly<double, ops::Center, ops::Center> m_fallMatrix; // implicit sedimentation's, every step
     FaceField m_face;
     core::Buffer<double> m_column;
     ColumnMean m_rain;

@@ -352,7 +352,8 @@ public:
     }
 
     // The winds and the Coriolis force in one backward-Euler step (WindBlockSystem): the mixing operator's matrix by
-    // ops::matrixOf (untrimmed: no host access in the step), the block bands assembled in one pass, and
+    // ops::MatrixAssembly (matrixOf's untrimmed matrix, no host access in the step, its fields kept from step to
+    // step), the block bands assembled in one pass, and
     // ops::solveBlockTridiagonal's Bfb variant (block Thomas: the same bits on every backend).
     void solveWindsWithCoriolis(StepContext<Backend>& ctx, Prognostics& u) {
         auto& w = *m_winds;
@@ -372,14 +373,13 @@ public:
                                          std::as_const(u.u).view(), std::as_const(u.v).view(), w.f.device(), ctx.dt,
                                          w.ug, w.vg});
         };
-        ops::MatrixOptions const untrimmed{.trim = false};
         if (noSlip())
-            assemble(ops::matrixOf(
-                ctx.backend, u.u, [&](auto const& x) { return divNoSlip(m_rhoK * gradNoSlip(x)) / m_rho; }, ctx.engine,
-                untrimmed));
+            assemble(w.matrix(
+                ctx.backend, u.u, [&](auto const& x) { return divNoSlip(m_rhoK * gradNoSlip(x)) / m_rho; },
+                ctx.engine));
         else
-            assemble(ops::matrixOf(
-                ctx.backend, u.u, [&](auto const& x) { return div(m_rhoK * grad(x)) / m_rho; }, ctx.engine, untrimmed));
+            assemble(w.matrix(
+                ctx.backend, u.u, [&](auto const& x) { return div(m_rhoK * grad(x)) / m_rho; }, ctx.engine));
         ops::Block2x2<double> const lower{w.lower, w.zero, w.zero, w.lower};
         ops::Block2x2<double> const diagonal{w.diagonal, w.minusA, w.plusA, w.diagonal};
         ops::Block2x2<double> const upper{w.upper, w.zero, w.zero, w.upper};
@@ -458,6 +458,7 @@ private:
         double ug, vg;
         core::Buffer<double> f;
         CenterField lower, diagonal, upper, minusA, plusA, zero, du, dv;
+        ops::MatrixAssembly<double, ops::Center, ops::Center> matrix; // the winds' mixing operator's
         WindsWithCoriolis(Config const& cfg, ProcessEnv<Backend>& env)
             : ug(cfg.settings<CoriolisSettings>().ug), vg(cfg.settings<CoriolisSettings>().vg),
               f(env.columns(), env.space()), lower(field(env)), diagonal(field(env)), upper(field(env)),
