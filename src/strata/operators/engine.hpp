@@ -16,11 +16,11 @@
 //
 // The planner, before launch, picks for Shmem the tile of output levels a block computes (the whole column when its
 // buffers fit in the shared-memory limit, else the longest tile that fits: columns of any height are tiled, with
-// halos as wide as the tree's footprint; on Serial and OpenMP at most 128 levels) and how many columns share a block
-// (enough that short columns still give 256 work items on Threads, 128 on Serial and OpenMP, 1024 on a GPU:
-// detail::shmemBlockItems). Auto's rule takes Shmem when stencils are nested (depth >=
-// 2; Direct would recompute inner stencils) or on a GPU, Direct otherwise or when not even one level fits in shared
-// memory. The engines give the same bits, so the timed choice changes the speed of a run, never its results.
+// halos as wide as the tree's footprint; on Serial and OpenMP at most 4096 levels) and how many columns share a block
+// (enough that short columns still give 256 work items on Threads, 4096 on Serial and OpenMP, whose one worker takes
+// them one column at a time, 1024 on a GPU: detail::shmemBlockItems). Auto's rule takes Shmem when stencils are nested
+// (depth >= 2; Direct would recompute inner stencils) or on a GPU, Direct otherwise or when not even one level fits in
+// shared memory. The engines give the same bits, so the timed choice changes the speed of a run, never its results.
 //
 // Files: operators/engine/planner.hpp (Engine, EngineOptions, EvalPlan, the planner, Auto's timed choice),
 // engine/direct.hpp and engine/shmem.hpp (the two kernels), engine/common.hpp (the column walk, a kernel's targets),

@@ -36,7 +36,8 @@ struct EngineOptions {
     bool interiorLevels = true; // false: every level takes the general path with its boundary tests (tests compare)
     bool timedAuto = true;      // Auto on Serial, OpenMP and Cuda times both engines (false: the planner's rule)
     // Shmem: the column levels a block takes at once (its columns: this / tile levels, at least one, as the shared-
-    // memory limit allows; on Serial and OpenMP also the longest tile of a single target); 0: the backend's default,
+    // memory limit allows, except on Serial and OpenMP, whose one worker reuses one column's buffers for each column;
+    // there also the longest tile of a single target); 0: the backend's default,
     // detail::shmemBlockItems (strata-bench's operators/{serial,cuda}/.../shmem_items<N> variants measure others).
     uint32_t shmemBlockItems = 0;
     // Serial and OpenMP, the Shmem engine: a destination of at least this many bytes (not evaluateAdd's, which reads
@@ -124,12 +125,14 @@ constexpr bool isGpu = Backend::isGpu;
 // each of a block's 256 workers stages four values between two syncs: more loads in flight between two barriers,
 // where one load per worker leaves the memory system idle.
 //
-// With one worker (Serial, OpenMP) 128, and no tile longer than that: the worker stages a tile's levels, then writes
-// its results, and two such passes over a short run keep nearly the speed of one pass, where longer runs lose more
-// (docs/performance.md measures both choices).
+// With one worker (Serial, OpenMP) oneWorkerBlockItems, and no tile longer than that: the worker takes a block's
+// columns one at a time, each staged and then written (the two passes of a hand-written loop over one column's
+// buffers in L1), so a block's size only spreads the block's own setup (its buffer plan, its loop bounds) over more
+// columns; Direct's one-worker blocks take as many levels (docs/performance.md measures the choices).
+inline constexpr uint32_t oneWorkerBlockItems = 4096;
 template <class Backend>
 constexpr uint32_t shmemBlockItems = isGpu<Backend>              ? 1024u
-                                     : oneWorkerBackend<Backend> ? 128u
+                                     : oneWorkerBackend<Backend> ? oneWorkerBlockItems
                                                                  : engineBlockDomSize;
 
 // Auto's timed choice for one expression type and shape. The first `trials` calls alternate Shmem and Direct (Shmem
@@ -276,7 +279,9 @@ EvalPlan planFor(Backend const& backend, E const& expr, BufferPlan<E::slots>& la
             uint32_t buffers = 0;
             uint32_t const perColumn = detail::sharedBytesPerColumn(expr, stageStencilFree, tile, &buffers, &layout);
             uint32_t cpb = std::max<uint32_t>(1, items / tile);
-            if (perColumn > 0) cpb = std::min<uint32_t>(cpb, static_cast<uint32_t>(limit / perColumn));
+            // (One worker: the kernel reuses one column's buffers for each column of a block.)
+            if (perColumn > 0 && !detail::oneWorkerBackend<Backend>)
+                cpb = std::min<uint32_t>(cpb, static_cast<uint32_t>(limit / perColumn));
             cpb = std::max<uint32_t>(1, std::min(cpb, columns));
             plan.engine = Engine::Shmem;
             plan.tileLevels = tile;
@@ -284,14 +289,17 @@ EvalPlan planFor(Backend const& backend, E const& expr, BufferPlan<E::slots>& la
             plan.columnsPerBlock = cpb;
             plan.buffers = buffers;
             plan.sharedBytesPerColumn = perColumn;
-            plan.sharedBytes = perColumn * cpb;
+            plan.sharedBytes = detail::oneWorkerBackend<Backend> ? perColumn : perColumn * cpb;
             uint32_t const tasks = (columns + cpb - 1) / cpb * plan.tiles;
             plan.blocks = std::min(tasks, Backend::maxGridBlocks);
         }
     }
     if (!wantShmem) {
         plan.engine = Engine::Direct;
-        uint32_t const columnsPerBlock = detail::columnsPerBlock(levels);
+        // One worker: a block takes a run of columns, as Shmem's does, so that its setup is spread over more columns.
+        uint32_t const columnsPerBlock = detail::oneWorkerBackend<Backend>
+                                             ? std::max(1u, oneWorkerBlockItems / std::max(1u, levels))
+                                             : detail::columnsPerBlock(levels);
         plan.columnsPerBlock = columnsPerBlock;
         plan.blocks = std::min((columns + columnsPerBlock - 1) / columnsPerBlock, Backend::maxGridBlocks);
     }
@@ -345,7 +353,8 @@ EvalPlan planTargets(Backend const& backend, uint32_t columns, uint32_t const* l
             }
             plan.tileLevels = maxLevels;
             plan.tiles = 1;
-            plan.sharedBytes = plan.sharedBytesPerColumn * plan.columnsPerBlock;
+            plan.sharedBytes = oneWorkerBackend<Backend> ? plan.sharedBytesPerColumn
+                                                         : plan.sharedBytesPerColumn * plan.columnsPerBlock;
             uint32_t const groups = (columns + plan.columnsPerBlock - 1) / plan.columnsPerBlock;
             if constexpr (oneWorkerBackend<Backend>)
                 plan.groupsPerBlock = std::max(1u, fusedPointsPerBlock / (plan.columnsPerBlock * maxLevels));

@@ -100,12 +100,28 @@ private:
     STRATA_ENGINE_FLATTEN STRATA_HD static void run(W const& worker, GridView const& grid, ShmemLaunch const& launch,
                                                     uint32_t col0, uint32_t ncols, uint32_t tile, Tg const& t,
                                                     bool& first) {
-        using E = decltype(t.expr);
-        using T = typename Tg::Value;
         if (!first) worker.sync();
         first = false;
         uint32_t const k0 = tile * launch.tileLevels;
         uint32_t const k1 = min(k0 + launch.tileLevels, t.dest.levels);
+        if constexpr (oneWorker<W>) {
+            // One worker: each column through every depth and its root before the next column, in the first column's
+            // buffers (the two passes of a hand-written loop, over one column's buffers in L1; the planner allots
+            // one column's bytes).
+            for (uint32_t c = 0; c < ncols; ++c)
+                runColumns(worker, grid, launch, col0 + c, 1u, k0, k1, t);
+        } else {
+            runColumns(worker, grid, launch, col0, ncols, k0, k1, t);
+        }
+    }
+
+    // Columns [col0, col0 + ncols) of the block, levels [k0, k1): every depth staged, then the root written.
+    template <class W, class Tg>
+    STRATA_ENGINE_FLATTEN STRATA_HD static void runColumns(W const& worker, GridView const& grid,
+                                                           ShmemLaunch const& launch, uint32_t col0, uint32_t ncols,
+                                                           uint32_t k0, uint32_t k1, Tg const& t) {
+        using E = decltype(t.expr);
+        using T = typename Tg::Value;
         BlockState<W> const state{
             &worker,       grid, col0, ncols, k0, k1, worker.dynSharedBase(), t.perColumn, launch.interiorLevels,
             t.buffers.slot};
