@@ -10,7 +10,9 @@
 //            Each leaf value is read once per column (plus tile halos), each stencil is applied once per level.
 //   Auto     on the checking backend, the planner's rule (below); on Serial, OpenMP and Cuda, a timed choice: the
 //            first calls of each expression and shape alternate the two engines and keep each one's best time,
-//            later calls run the faster (detail::TimedChoice; on Cuda the timed calls wait for the device).
+//            later calls run the faster (detail::TimedChoice; on Cuda the timed calls wait for the device). On
+//            Serial and OpenMP, where Shmem would stream its destination, streaming or plain stores are a timed
+//            choice of their own, made on Auto's Shmem calls.
 // Direct and Shmem run the same operator code on the same values in the same order: their results are identical bit
 // for bit (the build fixes the floating-point contract, see docs/operators.md).
 //
@@ -156,12 +158,13 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
     // Streaming stores: Shmem's large destinations of doubles or floats, written (not added to), on a one-worker
     // backend of an x86-64 CPU (elsewhere streamStore would be a plain copy through the buffer: no gain). Not Direct's:
     // its one pass would become two (the values through an L1 buffer), which costs it more than the stores save
-    // (docs/performance.md).
+    // (docs/performance.md). Auto times them against plain stores (below).
+    bool plainStores = false; // Auto's timed choice of the store kind (below) took plain stores
     auto const streams = [&](EvalPlan const& p, auto const& a) {
         using A = std::remove_cvref_t<decltype(a)>;
         using T = typename A::Value;
         constexpr bool streamable = STRATA_STREAMING_STORES && (std::is_same_v<T, double> || std::is_same_v<T, float>);
-        return streamable && oneWorkerBackend<Backend> && !A::add && p.engine == Engine::Shmem &&
+        return streamable && oneWorkerBackend<Backend> && !A::add && p.engine == Engine::Shmem && !plainStores &&
                std::size_t{a.dest->stride()} * columns * sizeof(T) >= options.streamingStoreBytes;
     };
     auto const launch = [&](EvalPlan& p) {
@@ -191,13 +194,24 @@ EvalPlan evaluateAssignments(Backend const& backend, Engine engine, EngineOption
             if (pick == Engine::Direct)
                 plan = planTargets(backend, columns, levels, false, false, options, &fused, perColumn, exprs, layouts);
             plan.timed = true;
-            if (timing) {
+            // Where Shmem would write with streaming stores, the store kind is a timed choice of its own (the same
+            // rules; its "Shmem" the streaming stores, its "Direct" plain ones): whether they pay depends on the CPU
+            // and the column (docs/performance.md, "Streaming stores"), and the bits are the same either way.
+            using StoreChoices = TimedChoices<TypeList<Backend, As..., Exprs, EngineOptions>>;
+            bool storeTiming = false;
+            Engine store = Engine::Shmem;
+            if (pick == Engine::Shmem && (false || ... || streams(plan, as))) {
+                store = StoreChoices::next(key, &storeTiming);
+                plainStores = store == Engine::Direct;
+            }
+            if (timing || storeTiming) {
                 core::synchronize(backend); // on a GPU: the work launched before is not this launch's time
                 auto const t0 = std::chrono::steady_clock::now();
                 launch(plan);
                 core::synchronize(backend);
-                Choices::record(key, pick,
-                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+                double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                if (timing) Choices::record(key, pick, seconds);
+                if (storeTiming) StoreChoices::record(key, store, seconds);
                 return plan;
             }
         }
