@@ -17,30 +17,37 @@ constexpr uint64_t mix(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-struct TreeLeaves {
-    Field<double, Center> const* centers[2];
+// The leaves: two center fields (C: Field<double, Center>, or Field<Dual<double>, Center> for a Jacobian with respect
+// to both, which are then the same field), two face fields and per-column values.
+template <class C = Field<double, Center>>
+struct TreeLeavesOf {
+    C const* centers[2];
     Field<double, Face> const* faces[2];
     ColumnValues<double> perColumn;
 };
+using TreeLeaves = TreeLeavesOf<>;
 
 // A pointwise function for map(): a smooth mix of two operands.
 struct Blend {
-    STRATA_HD double operator()(double a, double b) const { return 0.75 * a - 0.5 * b + 0.125 * a * b; }
+    template <class A, class B>
+    STRATA_HD auto operator()(A a, B b) const {
+        return 0.75 * a - 0.5 * b + 0.125 * a * b;
+    }
 };
 
-template <uint64_t R>
-auto valueOf(TreeLeaves const& l) {
+template <uint64_t R, class L>
+auto valueOf(L const& l) {
     if constexpr (R % 2 == 0)
         return 0.25 + static_cast<double>(R % 7);
     else
         return l.perColumn;
 }
 
-template <uint64_t Seed, int MaxDepth, class S, bool Exact = false>
-auto gen(TreeLeaves const& l);
+template <uint64_t Seed, int MaxDepth, class S, bool Exact = false, class L>
+auto gen(L const& l);
 
-template <uint64_t R, class S>
-auto leaf(TreeLeaves const& l) {
+template <uint64_t R, class S, class L>
+auto leaf(L const& l) {
     constexpr int choice = static_cast<int>(R % 5);
     if constexpr (std::is_same_v<S, Center>) {
         if constexpr (choice <= 1)
@@ -63,13 +70,13 @@ auto leaf(TreeLeaves const& l) {
     }
 }
 
-template <uint64_t R, int MaxDepth, bool Exact>
-auto stencilToFace(TreeLeaves const& l);
-template <uint64_t R, int MaxDepth, bool Exact>
-auto stencilToCenter(TreeLeaves const& l);
+template <uint64_t R, int MaxDepth, bool Exact, class L>
+auto stencilToFace(L const& l);
+template <uint64_t R, int MaxDepth, bool Exact, class L>
+auto stencilToCenter(L const& l);
 
-template <uint64_t R, int MaxDepth, class S, bool Exact>
-auto pointwise(TreeLeaves const& l) {
+template <uint64_t R, int MaxDepth, class S, bool Exact, class L>
+auto pointwise(L const& l) {
     auto a = [&] {
         if constexpr (!Exact)
             return gen<mix(R + 1), MaxDepth - 1, S>(l);
@@ -90,8 +97,8 @@ auto pointwise(TreeLeaves const& l) {
         return -a * b;
 }
 
-template <uint64_t R, int MaxDepth, bool Exact>
-auto stencilToFace(TreeLeaves const& l) {
+template <uint64_t R, int MaxDepth, bool Exact, class L>
+auto stencilToFace(L const& l) {
     auto x = gen<mix(R + 3), MaxDepth - 1, Center, Exact>(l);
     constexpr int op = static_cast<int>((R >> 12) % 8);
     constexpr uint64_t r2 = mix(R + 4), r3 = mix(R + 5);
@@ -149,8 +156,8 @@ auto stencilToFace(TreeLeaves const& l) {
     }
 }
 
-template <uint64_t R, int MaxDepth, bool Exact>
-auto stencilToCenter(TreeLeaves const& l) {
+template <uint64_t R, int MaxDepth, bool Exact, class L>
+auto stencilToCenter(L const& l) {
     auto f = gen<mix(R + 8), MaxDepth - 1, Face, Exact>(l);
     constexpr int op = static_cast<int>((R >> 12) % 6);
     constexpr uint64_t r2 = mix(R + 9), r3 = mix(R + 10);
@@ -185,8 +192,8 @@ auto stencilToCenter(TreeLeaves const& l) {
 }
 
 // A tree of staggering S with at most MaxDepth nested stencils (exactly MaxDepth when Exact).
-template <uint64_t Seed, int MaxDepth, class S, bool Exact>
-auto gen(TreeLeaves const& l) {
+template <uint64_t Seed, int MaxDepth, class S, bool Exact, class L>
+auto gen(L const& l) {
     constexpr uint64_t r = mix(Seed);
     constexpr int roll = static_cast<int>(r % 10);
     if constexpr (MaxDepth <= 0 || (roll == 0 && !Exact)) {

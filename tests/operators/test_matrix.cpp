@@ -3,6 +3,7 @@
 // outside the matrix are 0, Direct and Shmem give the same matrices bit for bit on every CPU backend, and a matrix
 // with one entry wrong fails the comparison.
 #include "tests/core/backends.hpp"
+#include "tests/operators/random_trees.hpp"
 #include <strata/operators/column/tridiagonal.hpp>
 #include <strata/operators/matrix.hpp>
 #include <strata/operators/operators.hpp>
@@ -439,4 +440,118 @@ TEMPLATE_TEST_CASE(
     REQUIRE(m.affine.columns() == 2);
     REQUIRE(m.affine.levels() == 5);
     REQUIRE(sameBits(m, matrixOf(backend, y, g, Engine::Auto, MatrixOptions{.trim = false})));
+}
+
+namespace {
+
+// The Jacobian of a random tree against centred finite differences, entries where the tree is smooth within h: where
+// the one-sided differences (f(x + h) - f(x)) / h and (f(x) - f(x - h)) / h disagree by more than 1e-3 of the
+// largest entry, a kink of an upwind product or the limiter lies within h (the Jacobian then carries one side's
+// derivative) and the entry is counted as skipped instead.
+struct TreeMismatch {
+    double worst = 0; // relative to the largest |J| entry
+    int compared = 0;
+    int skipped = 0;
+};
+
+template <class Backend, class F>
+TreeMismatch smoothMismatch(Backend const& backend, BandMatrix<double, Center, Center> const& j,
+                            Field<double, Center> const& x, F const& f) {
+    auto const host = core::MemSpace::Host;
+    Field<double, Center> xp(x.gridPtr(), x.columns(), host), xm(x.gridPtr(), x.columns(), host);
+    Field<double, Center> f0(x.gridPtr(), x.columns(), host), fp(x.gridPtr(), x.columns(), host),
+        fm(x.gridPtr(), x.columns(), host);
+    evaluate(backend, f0, f(x));
+    double scale = 0;
+    for (int d = j.lo; d <= j.hi; ++d)
+        for (uint32_t c = 0; c < x.columns(); ++c)
+            for (double const v : j.diagonal(d).column(c))
+                scale = std::max(scale, std::fabs(v));
+    scale = scale > 0 ? scale : 1.0;
+    TreeMismatch m;
+    for (uint32_t l = 0; l < x.levels(); ++l) {
+        evaluate(backend, xp, asExpr(x));
+        evaluate(backend, xm, asExpr(x));
+        std::vector<double> h(x.columns());
+        for (uint32_t c = 0; c < x.columns(); ++c) {
+            h[c] = 1e-6 * (1.0 + std::fabs(x.at(c, l)));
+            xp.at(c, l) += h[c];
+            xm.at(c, l) -= h[c];
+        }
+        evaluate(backend, fp, f(xp));
+        evaluate(backend, fm, f(xm));
+        for (uint32_t c = 0; c < x.columns(); ++c) {
+            double const up = xp.at(c, l) - x.at(c, l), down = x.at(c, l) - xm.at(c, l);
+            for (uint32_t k = 0; k < x.levels(); ++k) {
+                double const right = (fp.at(c, k) - f0.at(c, k)) / up, left = (f0.at(c, k) - fm.at(c, k)) / down;
+                if (std::fabs(right - left) > 1e-3 * scale) {
+                    ++m.skipped;
+                    continue;
+                }
+                int const d = int(l) - int(k);
+                double const entry = d >= j.lo && d <= j.hi ? j.diagonal(d).at(c, k) : 0.0;
+                double const centred = (fp.at(c, k) - fm.at(c, k)) / (up + down);
+                m.worst = std::max(m.worst, std::fabs(entry - centred) / scale);
+                ++m.compared;
+            }
+        }
+    }
+    return m;
+}
+
+// Random tree Seed of stencil depth Depth as a function of x, both its center leaves (test::TreeLeavesOf): Direct and
+// Shmem give the same Jacobian bits, its value has f(x)'s bits, it matches centred differences where the tree is
+// smooth, and the same Jacobian with one entry 1e-3 of the largest off fails that comparison.
+template <uint64_t Seed, int Depth>
+void checkRandomTreeJacobian() {
+    core::Serial const backend;
+    auto const grid = stretched(10);
+    uint32_t const cols = 2;
+    auto const x = sampled<Center>(grid, cols, 0.37 + 0.01 * (Seed % 13), 1.0);
+    auto const f0 = sampled<Face>(grid, cols, 0.29, 0.2);
+    auto const f1 = sampled<Face>(grid, cols, 0.61, -0.3);
+    std::vector<double> const perColumn = {0.7, -1.3};
+    auto const f = [&](auto const& v) {
+        test::TreeLeavesOf<std::decay_t<decltype(v)>> const l{{&v, &v}, {&f0, &f1}, {perColumn.data()}};
+        return test::gen<Seed, Depth, Center>(l);
+    };
+    auto direct = jacobianOf(backend, x, f, Engine::Direct);
+    auto const shmem = jacobianOf(backend, x, f, Engine::Shmem);
+    CAPTURE(Seed, Depth, direct.matrix.lo, direct.matrix.hi);
+    REQUIRE(sameBits(direct.matrix, shmem.matrix));
+    Field<double, Center> fx(grid, cols, core::MemSpace::Host);
+    evaluate(backend, fx, f(x), Engine::Direct);
+    for (uint32_t c = 0; c < cols; ++c)
+        REQUIRE(std::memcmp(direct.value.column(c).data(), fx.column(c).data(), fx.levels() * sizeof(double)) == 0);
+    double largest = 0; // the tree depends on x
+    for (int d = direct.matrix.lo; d <= direct.matrix.hi; ++d)
+        for (uint32_t c = 0; c < cols; ++c)
+            for (double const v : direct.matrix.diagonal(d).column(c))
+                largest = std::max(largest, std::fabs(v));
+    REQUIRE(largest > 0);
+    TreeMismatch const m = smoothMismatch(backend, direct.matrix, x, f);
+    WARN("random tree " << Seed << " of depth " << Depth << ": band " << direct.matrix.lo << " .. " << direct.matrix.hi
+                        << ", Jacobian against centred differences " << m.worst << " of its largest"
+                        << " entry over " << m.compared << " entries (" << m.skipped << " at a kink skipped)");
+    REQUIRE(m.compared > 100);
+    REQUIRE(m.worst < 1e-6);
+    // Broken on purpose: the largest entry of the main diagonal 1e-3 of the scale off.
+    auto& diagonal = direct.matrix.diagonal(0);
+    uint32_t bc = 0, bk = 0;
+    for (uint32_t c = 0; c < cols; ++c)
+        for (uint32_t k = 0; k < diagonal.levels(); ++k)
+            if (std::fabs(diagonal.at(c, k)) > std::fabs(diagonal.at(bc, bk))) bc = c, bk = k;
+    diagonal.at(bc, bk) += 1e-3 * std::max(1.0, std::fabs(diagonal.at(bc, bk)));
+    REQUIRE(smoothMismatch(backend, direct.matrix, x, f).worst > 1e-6);
+}
+
+} // namespace
+
+TEST_CASE("jacobianOf: random stencil trees, as functions of one leaf, against centred differences",
+          "[operators][matrix]") {
+    SECTION("11 2") { checkRandomTreeJacobian<11, 2>(); }
+    SECTION("23 2") { checkRandomTreeJacobian<23, 2>(); }
+    SECTION("37 2") { checkRandomTreeJacobian<37, 2>(); }
+    SECTION("53 3") { checkRandomTreeJacobian<53, 3>(); }
+    SECTION("73 3") { checkRandomTreeJacobian<73, 3>(); }
 }
