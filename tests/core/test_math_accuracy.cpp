@@ -198,6 +198,16 @@ TEST_CASE("pow within 1 ulp for the model's exponents and a positive base", "[ma
         const double nearOne = 1.0 + std::ldexp(unit(rng) - 0.5, -static_cast<int>(rng() % 40));
         check(nearOne, (unit(rng) - 0.5) * 1e6);
     }
+    // x within a few binades of 1 and |y log x| near the overflow and underflow thresholds: log x has few bits of k ln2
+    // there, and its relative error, magnified by |y log x| ~ 709, weighs most.
+    for (int i = 0; i < 20000; ++i) {
+        const double x = 0.5 + 3.5 * unit(rng);
+        const double l = std::log(x);
+        if (std::fabs(l) > 1e-3) {
+            check(x, (700.0 + 9.78 * unit(rng)) / l);
+            check(x, -(700.0 + 45.0 * unit(rng)) / l);
+        }
+    }
     for (int n = -1074; n <= 1023; ++n) {
         check(2.0, n);
     }

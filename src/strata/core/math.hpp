@@ -67,7 +67,8 @@ STRATA_HD STRATA_MATH_INLINE double log(double x) {
     const double negativeOrNot = x < 0.0 ? detail::quietNan() : x;
     const double special = x == 0.0 ? -infinity() : negativeOrNot;
     const double adjustment = x > 0.0 && x < infinity() ? 0.0 : special;
-    return detail::logPair(x).hi + adjustment;
+    const detail::Pair l = detail::logPair(x);
+    return (l.hi + l.lo) + adjustment;
 }
 
 STRATA_HD STRATA_MATH_INLINE double pow(double x, double y) {
@@ -117,11 +118,11 @@ STRATA_HD STRATA_MATH_INLINE double pow(double x, double y) {
     const double ys = ay < 0x1p900 ? y : yClamped;
     const detail::Pair l = detail::logPair(ax);
     const detail::Pair prod = detail::twoProd(ys, l.hi);
-    const detail::Pair e = detail::fastTwoSum(prod.hi, prod.lo + ys * l.lo);
-    const bool outside = detail::absOf(e.hi) > 746.0;
-    const double edge = detail::fromBits(detail::bitsOf(746.0) | (detail::bitsOf(e.hi) & detail::kSignBit));
-    const double eHi = outside ? edge : e.hi;
-    const double eLo = outside ? detail::fromBits(detail::bitsOf(e.lo) & detail::kSignBit) : e.lo;
+    const double productLo = prod.lo + ys * l.lo; // below 2^-16 |prod.hi|: expPair's range allows for it
+    const bool outside = detail::absOf(prod.hi) > 746.0;
+    const double edge = detail::fromBits(detail::bitsOf(746.0) | (detail::bitsOf(prod.hi) & detail::kSignBit));
+    const double eHi = outside ? edge : prod.hi;
+    const double eLo = outside ? detail::fromBits(detail::bitsOf(productLo) & detail::kSignBit) : productLo;
     const double z = detail::expPair(eHi, eLo);
     return detail::fromBits(detail::bitsOf(z * special) ^ signFlip);
 }

@@ -100,9 +100,33 @@ STRATA_HD STRATA_MATH_INLINE Pair mulPair(Pair a, Pair b) {
 inline constexpr double kLn2Hi = 0x1.62e42fefa3800p-1;
 inline constexpr double kLn2Lo = 0x1.ef35793c76730p-45;
 
-// log(x) = hi + lo to about 2^-100 relative, for positive finite x (normal or subnormal).
-// x = 2^k m with m in [sqrt(2)/2, sqrt(2)); log(m) = 2 atanh(s) with s = (m - 1) / (m + 1), |s| < 0.1716, by its
-// Taylor series in double-double for the leading terms s + s^3/3 and in double for the tail (s^5/5 ... s^25/25).
+// a with its low 53 - Bits significand bits cleared: the leading Bits bits of a (fewer for a subnormal a), exactly,
+// and a - leadingBits<Bits>(a) is exact too. A mask, not Dekker's split: two operations instead of four, no overflow.
+template <int Bits>
+STRATA_HD STRATA_MATH_INLINE double leadingBits(double a) {
+    return fromBits(bitsOf(a) & (~std::uint64_t{0} << (53 - Bits)));
+}
+
+// 1 where a significand field (52 bits) is at least the field t, else 0: the carry out of field + 2^52 - t (SSE2
+// has no 64-bit integer comparison).
+STRATA_HD STRATA_MATH_INLINE std::uint64_t fieldAtLeast(std::uint64_t field, std::uint64_t t) {
+    return (field + (0x0010000000000000ull - t)) >> 52;
+}
+
+// ifLow where low is all ones, ifHigh where high is, else ifMiddle (low and high not both all ones).
+STRATA_HD STRATA_MATH_INLINE double pickByMask(std::uint64_t low, std::uint64_t high, double ifLow, double ifMiddle,
+                                               double ifHigh) {
+    return fromBits((low & bitsOf(ifLow)) | (high & bitsOf(ifHigh)) | (~(low | high) & bitsOf(ifMiddle)));
+}
+
+// log(x) = hi + lo to about 2^-66 relative, for positive finite x (normal or subnormal); |lo| < 2^-16 |hi|, not
+// normalised (log rounds hi + lo once; pow multiplies hi exactly and lo in double, and expPair takes the sum as is).
+// x = 2^k m with m in [sqrt(2)/2, sqrt(2)), and m = c (m / c) with c = 25/32, 1 or 21/16 by whether m is below
+// 2^-1/4, between, or above 2^1/4; log(m / c) = 2 atanh(s) = 2s + 2s^3/3 + s^5 T(s^2) with s = (m - c) / (m + c),
+// |s| < 0.0865, in double-double from one division. c = 1 around m = 1, so that log keeps its relative accuracy
+// next to x = 1. The leading terms are exact where they must be: with a the leading 15 bits of s, a^3 has 45 bits
+// and (171/256) a^3 53; the rest of 2s^3/3 and the tail T (a minimax polynomial, 2^-72 relative to log m), each
+// below 2^-16 of log m, take double.
 STRATA_HD STRATA_MATH_INLINE Pair logPair(double x) {
     // Selects only between constants or arguments, and integer arithmetic instead of integer comparisons, so that
     // a loop of calls vectorises (a select whose arm holds floating-point work stops GCC under -ftrapping-math).
@@ -112,50 +136,63 @@ STRATA_HD STRATA_MATH_INLINE Pair logPair(double x) {
     const double xs = x * scale;
     const std::uint64_t bits = bitsOf(xs);
     const std::uint64_t mantissa = bits & 0x000fffffffffffffull;
-    // 1 when m would be above sqrt(2) (mantissa field >= 0x6a09e667f3bcd): then m is halved and k raised by one.
-    const std::uint64_t upper = (mantissa + (0x0010000000000000ull - 0x6a09e667f3bcdull)) >> 52;
+    // m would be above sqrt(2): then m is halved and k raised by one.
+    const std::uint64_t upper = fieldAtLeast(mantissa, 0x6a09e667f3bcdull);
     const double m = fromBits(mantissa | (0x3ff0000000000000ull - (upper << 52)));
     // The biased exponent (+ upper) as a double without an integer conversion: 2^52 + e, less 2^52.
     const double biased = fromBits(0x4330000000000000ull | ((bits >> 52) + upper)) - 0x1p52;
     const double scaleExponent = fromBits(0x4330000000000000ull | (bitsOf(scale) >> 52)) - 0x1p52; // biased
     const double k = biased - scaleExponent;
 
-    const double f = m - 1.0; // exact (Sterbenz)
-    const double dHi = 2.0 + f;
-    const double dLo = (2.0 - dHi) + f;
-    const double sHi = f / dHi;
-    const Pair sd = twoProd(sHi, dHi);
-    const double sLo = (((f - sd.hi) - sd.lo) - sHi * dLo) / dHi;
+    // c = 25/32 where m < 2^-1/4 (1.mantissa in [sqrt(2), 2^3/4), m halved), 21/16 where m >= 2^1/4, else 1; and
+    // log c = logCHi + logCLo. Picked by masks of all ones or zeros, not selects.
+    const std::uint64_t low = 0 - (upper ^ fieldAtLeast(mantissa, 0xae89f995ad3adull));  // at least 2^3/4: upper
+    const std::uint64_t high = 0 - (upper ^ fieldAtLeast(mantissa, 0x306fe0a31b715ull)); // upper: at least 2^1/4
+    const double c = pickByMask(low, high, 0x1.9p-1, 1.0, 0x1.5p+0);
+    const double logCHi = pickByMask(low, high, -0x1.f991c6cb3b379p-3, 0.0, 0x1.1675cababa60ep-2);
+    const double logCLo = pickByMask(low, high, -0x1.f665066f980a2p-57, 0.0, 0x1.ce63eab883717p-61);
 
-    const Pair sSquared = twoProd(sHi, sHi);
-    const Pair zz = fastTwoSum(sSquared.hi, sSquared.lo + 2.0 * sHi * sLo); // s^2
-    const double zh = zz.hi;
-    double tail = 0x1.47ae147ae147bp-5; // 1/25
-    tail = 0x1.642c8590b2164p-5 + zh * tail;
-    tail = 0x1.8618618618618p-5 + zh * tail;
-    tail = 0x1.af286bca1af28p-5 + zh * tail;
-    tail = 0x1.e1e1e1e1e1e1ep-5 + zh * tail;
-    tail = 0x1.1111111111111p-4 + zh * tail;
-    tail = 0x1.3b13b13b13b14p-4 + zh * tail;
-    tail = 0x1.745d1745d1746p-4 + zh * tail;
-    tail = 0x1.c71c71c71c71cp-4 + zh * tail;
-    tail = 0x1.2492492492492p-3 + zh * tail;
-    tail = 0x1.999999999999ap-3 + zh * tail; // 1/5
-    tail = (zh * zh) * tail;                 // z^2/5 + z^3/7 + ... + z^12/25
-    const Pair zThird = mulPair(zz, Pair{0x1.5555555555555p-2, 0x1.5555555555555p-56});
-    const Pair series = fastTwoSum(zThird.hi, zThird.lo + tail); // atanh(s)/s - 1
-    const Pair sp = mulPair(Pair{sHi, sLo}, series);
-    const Pair at = fastTwoSum(sHi, sp.hi);
-    const double atLo = at.lo + (sLo + sp.lo);
+    // s = f / d as sHi + sLo, f = m - c (exact, Sterbenz), d = m + c = dHi + dLo (exact: c's exponent is at least
+    // m's). sLo from the residual f - sHi d, exact because every product in it is: dHi = dh + dl with dh its leading
+    // 26 bits, sHi = sh + sl (26 + 27 bits); dl + dLo rounds, at 2^-78 of f.
+    const double f = m - c;
+    const Pair d = fastTwoSum(c, m);
+    const double inverse = 1.0 / d.hi;
+    const double sHi = f * inverse;
+    const double dh = leadingBits<26>(d.hi);
+    const double dl = (d.hi - dh) + d.lo;
+    const double sh = leadingBits<26>(sHi);
+    const double sl = sHi - sh;
+    const double sLo = (((f - sh * dh) - sl * dh) - sHi * dl) * inverse;
 
-    const Pair sum = twoSum(k * kLn2Hi, 2.0 * at.hi);
-    return fastTwoSum(sum.hi, sum.lo + (2.0 * atLo + k * kLn2Lo));
+    const double s = sHi + sLo;
+    const double z = s * s;
+    const double z2 = z * z;
+    const double t01 = 0x1.9999999999990p-2 + z * 0x1.249249249696dp-2; // ~2/5 + 2/7 z
+    const double t23 = 0x1.c71c71b061aabp-3 + z * 0x1.745d34b86bbe6p-3;
+    const double t45 = 0x1.3aff9a618f664p-3 + z * 0x1.17fc41e338c3ep-3;
+    const double t = (t01 + z2 * t23) + (z2 * z2) * t45;
+    const double tail = (s * z2) * t; // s^5 T(s^2)
+
+    // 2s^3/3 = (171/256) a^3 - a^3/768 + 2e (a^2 + a e + e^2/3) for s = a + e.
+    const double a = leadingBits<15>(sHi);
+    const double e = (sHi - a) + sLo;
+    const double a2 = a * a;
+    const double a3 = a2 * a;
+    const double cubeRest = a3 * -0x1.5555555555555p-10 + (2.0 * e) * (a2 + e * (a + e * 0x1.5555555555555p-2));
+    const Pair head = fastTwoSum(2.0 * sHi, 0x1.56p-1 * a3); // 2 sHi + (171/256) a^3
+    const Pair withC = fastTwoSum(logCHi, head.hi);          // |log c| > |log(m / c)| unless c = 1
+    const Pair sum = fastTwoSum(k * kLn2Hi, withC.hi);       // |k ln2| > |log m| unless k = 0
+    const double small = (tail + cubeRest) + 2.0 * sLo;
+    const double lo = ((k * kLn2Lo + logCLo) + small) + (head.lo + (withC.lo + sum.lo));
+    return {sum.hi, lo};
 }
 
-// exp(hi + lo) for -746 <= hi <= 710 and |lo| <= ulp(hi).
-// hi + lo = k ln2 + r with k = round((hi + lo) / ln2), |r| <= ln2/2 (1 + 2^-40), r = r.hi + r.lo in double-double;
-// exp(r) = 1 + r + q with q = r^2/2! + ... + r^14/14! (Taylor; the next term is below 2^-62 relative), summed so that
-// only the last addition rounds at the result's precision.
+// exp(hi + lo) for -746 <= hi <= 710 and |lo| <= 2^-16 |hi| (pow passes logPair's lo times y, not normalised).
+// hi + lo = k ln2 + r with k = round(hi / ln2), |r| < 0.36 (ln2/2 + 746 2^-16), r = r.hi + r.lo in double-double;
+// exp(r) = 1 + r + r^2 (1/2 + r Q(r)) with Q a minimax polynomial of degree 9 (2^-62.4 relative to exp(r) for
+// |r| < 0.36) evaluated by Estrin's scheme (short chains of dependent operations, where Horner's is one chain of 20),
+// summed so that only the last addition rounds at the result's precision.
 STRATA_HD STRATA_MATH_INLINE double expPair(double hi, double lo) {
     constexpr double shifter = 0x1.8p52;
     const double t = hi * 0x1.71547652b82fep+0 + shifter; // 1/ln2
@@ -164,22 +201,17 @@ STRATA_HD STRATA_MATH_INLINE double expPair(double hi, double lo) {
     const Pair r = twoSum(hi - n * kLn2Hi, lo - n * kLn2Lo); // hi - n ln2Hi is exact
 
     const double x = r.hi;
-    double e = 0x1.93974a8c07c9dp-37; // 1/14!
-    e = 0x1.6124613a86d09p-33 + x * e;
-    e = 0x1.1eed8eff8d898p-29 + x * e;
-    e = 0x1.ae64567f544e4p-26 + x * e;
-    e = 0x1.27e4fb7789f5cp-22 + x * e;
-    e = 0x1.71de3a556c734p-19 + x * e;
-    e = 0x1.a01a01a01a01ap-16 + x * e;
-    e = 0x1.a01a01a01a01ap-13 + x * e;
-    e = 0x1.6c16c16c16c17p-10 + x * e;
-    e = 0x1.1111111111111p-7 + x * e;
-    e = 0x1.5555555555555p-5 + x * e;
-    e = 0x1.5555555555555p-3 + x * e;
-    e = 0.5 + x * e;
-    const double q = (x * x) * e; // exp(x) - 1 - x
-    const Pair head = fastTwoSum(1.0, x);
-    const double y = head.hi + (head.lo + ((r.lo + r.lo * x) + q));
+    const double x2 = x * x;
+    const double x4 = x2 * x2;
+    const double q01 = 0x1.5555555555555p-3 + x * 0x1.555555555551ep-5; // ~1/3! + x/4!
+    const double q23 = 0x1.111111110ffc3p-7 + x * 0x1.6c16c16c2fe06p-10;
+    const double q45 = 0x1.a01a01aea3fcap-13 + x * 0x1.a01a01279e101p-16;
+    const double q67 = 0x1.71ddf7b35e006p-19 + x * 0x1.27e5de723aa54p-22;
+    const double q89 = 0x1.af64699b6afd4p-26 + x * 0x1.1dfdad329d8b6p-29;
+    const double q = (q01 + x2 * q23) + x4 * ((q45 + x2 * q67) + x4 * q89);
+    const double p = x2 * (0.5 + x * q); // exp(x) - 1 - x
+    const Pair one = fastTwoSum(1.0, x);
+    const double y = one.hi + (one.lo + ((r.lo + r.lo * x) + p));
 
     // 2^k in two normal factors, so that a subnormal or near-overflow result is rounded once, by the last product.
     const std::int64_t k1 = k >> 1;
