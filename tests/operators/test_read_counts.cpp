@@ -179,8 +179,9 @@ TEST_CASE(
 TEST_CASE("the Shmem engine's interior margin counts only what it evaluates in place", "[operators][reads]") {
     // From the footprints the operators declare (stencils.hpp) and operatorBoundaryMargin (2): the flux-limited
     // product on two fields, which add nothing (no stencils, no boundary branches): reach 2; the divergence
-    // (footprint {-1, 2}) on the flux, 2 + 2 + 1 = 5, which Direct needs (it evaluates the flux in place; pointwise
-    // nodes add nothing). Under Shmem the flux is read from its buffer: only the divergence's own margin is left.
+    // (footprint {-1, 2}) on the flux, a face argument of a center output (its last level one more): max(2 + 1,
+    // 2 + 2 - 1) = 3, which Direct needs (it evaluates the flux in place; pointwise nodes add nothing). Under Shmem
+    // the flux is read from its buffer: only the divergence's own margin is left.
     auto grid = std::make_shared<Grid const>(Grid::uniform(30, 3000.0));
     Field<double, Center> q(grid, 1, core::MemSpace::Host), rho(grid, 1, core::MemSpace::Host);
     Field<double, Face> w(grid, 1, core::MemSpace::Host);
@@ -189,17 +190,19 @@ TEST_CASE("the Shmem engine's interior margin counts only what it evaluates in p
     using Tendency = decltype(-(div(limited(w, q)) / rho));
     using Flux = decltype(limited(w, q));
     STATIC_REQUIRE(Flux::reach == operatorBoundaryMargin);
-    STATIC_REQUIRE(Tendency::reach == 5);
+    STATIC_REQUIRE(Tendency::reach == 3);
     STATIC_REQUIRE(Tendency::template shmemReach<false> == operatorBoundaryMargin);
     STATIC_REQUIRE(Tendency::template shmemReach<true> == operatorBoundaryMargin);
     // The flux evaluates its fields in place on the CPU (no division: not staged), and reads them from buffers where
     // stencil-free arguments are staged (a GPU): its own margin either way.
     STATIC_REQUIRE(Flux::template shmemReach<false> == operatorBoundaryMargin);
     STATIC_REQUIRE(Flux::template shmemReach<true> == operatorBoundaryMargin);
-    // Stencils under stencils add their footprint: div(grad(div(grad(theta)))), footprints {-1, 0} (grad) and
-    // {-1, 2} (div): grad 2; div 2 + 2 + 1 = 5; grad 5 + 1 + 1 = 7; div 7 + 2 + 1 = 10.
+    // Stencils under stencils add their footprint, at each end: div(grad(div(grad(theta)))), footprints {-1, 0}
+    // (grad, a center argument of a face output: its last level one less) and {-1, 2} (div, a face argument of a
+    // center output: one more): grad 2; div max(2 + 1, 2 + 2 - 1) = 3; grad max(3 + 1, 3 + 0 + 1) = 4; div
+    // max(4 + 1, 4 + 2 - 1) = 5.
     using Biharmonic = decltype(Trees{}.biharmonic());
-    STATIC_REQUIRE(Biharmonic::reach == 10);
+    STATIC_REQUIRE(Biharmonic::reach == 5);
     STATIC_REQUIRE(Biharmonic::template shmemReach<false> == operatorBoundaryMargin);
 }
 

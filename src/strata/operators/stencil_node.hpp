@@ -46,19 +46,26 @@ struct BufferPlan {
 inline constexpr int operatorBoundaryMargin = 2;
 
 namespace detail {
-// The margin an argument evaluated in place adds: its own reach, widened by the operator's footprint on it and by one
-// level (a staggering differs by one). An argument without stencils adds none: it has no boundary branches, and the
-// operator's own margin keeps the levels its interior formula reads inside the column.
-template <class A>
+// The margin an argument evaluated in place adds, at each end: output level k reads argument levels k + lo .. k + hi,
+// which are interior for the argument when k + lo >= reach (bottom) and k + hi <= its last level - reach (top); its
+// last level is the output's plus `shift` (+1 for a face argument of a center output, -1 for a center argument of a
+// face output). An argument without stencils adds none: it has no boundary branches, and the operator's own margin
+// keeps the levels its interior formula reads inside the column.
+template <class A, class Out>
 constexpr int argReach(Footprint fp, int reach) {
-    if (A::depth == 0) return 0;
-    return reach + (-fp.lo > fp.hi ? -fp.lo : fp.hi) + 1;
+    if constexpr (A::depth == 0) {
+        return 0;
+    } else {
+        constexpr int shift = int{std::is_same_v<typename A::Stagger, Face>} - int{std::is_same_v<Out, Face>};
+        int const bottom = reach - fp.lo, top = reach + fp.hi - shift;
+        return bottom > top ? bottom : top;
+    }
 }
 
 template <class Op, class... Args, std::size_t... I>
 constexpr int stencilReach(std::index_sequence<I...>) {
-    return maxOf({operatorBoundaryMargin,
-                  argReach<PackElement<I, Args...>>(Op::template footprint<I>(), PackElement<I, Args...>::reach)...});
+    return maxOf({operatorBoundaryMargin, argReach<PackElement<I, Args...>, typename Op::Out>(
+                                              Op::template footprint<I>(), PackElement<I, Args...>::reach)...});
 }
 } // namespace detail
 
@@ -93,8 +100,8 @@ constexpr int stencilShmemReach(std::index_sequence<I...>) {
         {operatorBoundaryMargin,
          (stagedArg<PackElement<I, Args...>, StageStencilFree>
               ? operatorBoundaryMargin
-              : argReach<PackElement<I, Args...>>(Op::template footprint<I>(),
-                                                  PackElement<I, Args...>::template shmemReach<StageStencilFree>))...});
+              : argReach<PackElement<I, Args...>, typename Op::Out>(
+                    Op::template footprint<I>(), PackElement<I, Args...>::template shmemReach<StageStencilFree>))...});
 }
 } // namespace detail
 
