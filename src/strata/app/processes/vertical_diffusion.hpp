@@ -317,16 +317,11 @@ public:
             ops::evaluateAdd(ctx.backend, t.q, div(m_negMoisture)(m_rhoK * grad(u.q)) / m_rho, ctx.engine);
         if (isOn(m_cfg.tracer))
             ops::evaluateAdd(ctx.backend, t.tracer, div(m_negTracer)(m_rhoK * grad(u.tracer)) / m_rho, ctx.engine);
-        // Winds: no stress through the top; at the ground either u = v = 0 on the face (no-slip: the bottom face's
-        // flux comes from the gradient over the half cell) or no stress (free-slip).
         auto momentum = [&](CenterField const& x, CenterField& tx) {
-            if (noSlip()) {
-                auto const gradNoSlip = ops::GradientC2F{ops::SetValue{0.0}, ops::SetGradient{0.0}};
-                auto const divNoSlip = ops::DivergenceF2C{ops::NoBC{}, ops::SetValue{0.0}};
-                ops::evaluateAdd(ctx.backend, tx, divNoSlip(m_rhoK * gradNoSlip(x)) / m_rho, ctx.engine);
-            } else {
-                ops::evaluateAdd(ctx.backend, tx, div(m_noFlux)(m_rhoK * grad(x)) / m_rho, ctx.engine);
-            }
+            if (noSlip())
+                ops::evaluateAdd(ctx.backend, tx, windMixingNoSlip(x), ctx.engine);
+            else
+                ops::evaluateAdd(ctx.backend, tx, windMixingFreeSlip(x), ctx.engine);
         };
         if (!isOn(m_cfg.momentum)) return;
         momentum(u.u, t.u);
@@ -357,11 +352,6 @@ public:
     // ops::solveBlockTridiagonal's Bfb variant (block Thomas: the same bits on every backend).
     void solveWindsWithCoriolis(StepContext<Backend>& ctx, Prognostics& u) {
         auto& w = *m_winds;
-        auto const grad = ops::GradientC2F{ops::SetGradient{0.0}, ops::SetGradient{0.0}};
-        auto const div =
-            ops::DivergenceF2C{ops::SetValue{ops::ColumnValues<double>{m_noFlux.device()}}, ops::SetValue{0.0}};
-        auto const gradNoSlip = ops::GradientC2F{ops::SetValue{0.0}, ops::SetGradient{0.0}};
-        auto const divNoSlip = ops::DivergenceF2C{ops::NoBC{}, ops::SetValue{0.0}};
         // The untrimmed band is the expression's read band, -2 .. 2 with the boundary stencils' footprints; the
         // operator itself is tridiagonal, its diagonals -2 and 2 zero (test_physics' Ekman test of the implicit force
         // would miss the explicit run's steady state otherwise).
@@ -375,11 +365,10 @@ public:
         };
         if (noSlip())
             assemble(w.matrix(
-                ctx.backend, u.u, [&](auto const& x) { return divNoSlip(m_rhoK * gradNoSlip(x)) / m_rho; },
-                ctx.engine));
+                ctx.backend, u.u, [&](auto const& x) { return windMixingNoSlip(x); }, ctx.engine));
         else
             assemble(w.matrix(
-                ctx.backend, u.u, [&](auto const& x) { return div(m_rhoK * grad(x)) / m_rho; }, ctx.engine));
+                ctx.backend, u.u, [&](auto const& x) { return windMixingFreeSlip(x); }, ctx.engine));
         ops::Block2x2<double> const lower{w.lower, w.zero, w.zero, w.lower};
         ops::Block2x2<double> const diagonal{w.diagonal, w.minusA, w.plusA, w.diagonal};
         ops::Block2x2<double> const upper{w.upper, w.zero, w.zero, w.upper};
@@ -415,6 +404,23 @@ public:
 
 private:
     bool noSlip() const { return m_cfg.surfaceMomentum == SurfaceMomentum::NoSlip; }
+
+    // The winds' mixing, (1/rho0) d/dz(rho0 K dx/dz) with no stress through the top; at the ground either x = 0 on the
+    // face (no-slip: the bottom face's flux comes from the gradient over the half cell) or no stress (free-slip). The
+    // explicit tendency and the implicit solve with the Coriolis force take the same expression.
+    template <class X>
+    auto windMixingNoSlip(X const& x) const {
+        auto const grad = ops::GradientC2F{ops::SetValue{0.0}, ops::SetGradient{0.0}};
+        auto const div = ops::DivergenceF2C{ops::NoBC{}, ops::SetValue{0.0}};
+        return div(m_rhoK * grad(x)) / m_rho;
+    }
+    template <class X>
+    auto windMixingFreeSlip(X const& x) const {
+        auto const grad = ops::GradientC2F{ops::SetGradient{0.0}, ops::SetGradient{0.0}};
+        auto const div =
+            ops::DivergenceF2C{ops::SetValue{ops::ColumnValues<double>{m_noFlux.device()}}, ops::SetValue{0.0}};
+        return div(m_rhoK * grad(x)) / m_rho;
+    }
 
     void setDiffusivity(StepContext<Backend>& ctx) {
         if (m_cfg.profile == DiffusionProfile::ReedJablonowski) {
