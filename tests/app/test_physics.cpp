@@ -571,7 +571,7 @@ TEST_CASE("Ekman spiral, implicit Coriolis and mixing: steps of a day from rest 
     REQUIRE_THROWS_AS(refused.model->checkStability(), app::StabilityError);
 }
 
-TEST_CASE("implicit Coriolis force alone: an inertial oscillation damped by 1 + (f dt)^2 a step, turned by f",
+TEST_CASE("implicit Coriolis force alone: an inertial oscillation damped by sqrt(1 + (f dt)^2) a step, turned by f dt",
           "[physics][winds][implicit]") {
     // Without mixing of the winds the implicit force is the pointwise backward-Euler rotation: a deviation d from the
     // geostrophic wind becomes (1, -a; a, 1)^-1 d = (d_u + a d_v, d_v - a d_u) / (1 + a^2), a = f dt, written out here.

@@ -377,8 +377,8 @@ public:
 
     StepCost stepCost() const override {
         // (With the Coriolis force solved with the winds, the winds' solve costs more than counted here: the matrix's
-        // four evaluations of the operator and the block system's fields.)
-        // Set-up once per step: K on faces (reads p_face, writes rho0 K: 24 B per face with rho_face; the
+        // six evaluations of the operator (at 0 and at the five probes of its read band) and the block system's
+        // fields.) Set-up once per step: K on faces (reads p_face, writes rho0 K: 24 B per face with rho_face; the
         // Reed-Jablonowski profile reads u, v at the lowest level and takes a sqrt per face, its decay above
         // 850 hPa computed once; the other profiles an exp per face) and the surface fluxes per column (rho_face in,
         // 6 values out: 56 B).
