@@ -6,6 +6,10 @@
 //                                       direct, shmem and auto, levels 16, 64, 128, 256, 1024; and shmem_items<N>:
 //                                       Shmem with N = 256, 512, 1024, 2048 column levels per block of 256 workers
 //                                       (EngineOptions::shmemBlockItems), levels 16, 64, 256
+//   column/cuda/implicit_diffusion_{hand,matrix,assembly}/<levels>
+//                                       the implicit diffusion step from the hand-built kernel and from the
+//                                       operator's matrix (bench_implicit.hpp), levels 30 and 64; the two paths agree
+//                                       to 1e-12 relative on the device (checked before timing)
 // Sizes: the triad 3 arrays of 2^25 doubles (256 MiB each), the operators 2^24 points a field (128 MiB, over twice
 // the 50-60 MB L2 of an H100 or H200; columns = 2^24 / levels), so that no field stays in L2 between passes.
 // Timing: CUDA events around each iteration's call (Google Benchmark's manual time): the device's time plus what
@@ -16,6 +20,7 @@
 // any bit differs.
 #include <strata/app/bench/bench_common.hpp>
 #include <strata/app/bench/bench_expressions.hpp>
+#include <strata/app/bench/bench_implicit.hpp>
 #include <strata/core/threaded.hpp>
 
 #include <benchmark/benchmark.h>
@@ -221,6 +226,26 @@ void bmOperator(benchmark::State& state, Expr e, Engine engine, uint32_t levels,
     state.SetLabel(plan.describe());
 }
 
+void bmImplicit(benchmark::State& state, bench::implicit::Path path, uint32_t levels) {
+    using Data = bench::implicit::Data<core::MemSpace::Cuda>;
+    Data& d = bench::dataForLevels<Data>(levels, gpuPoints);
+    core::Cuda const backend{};
+    if (!bench::implicit::pathsAgree(backend, d)) {
+        state.SkipWithError("the matrix path's step differs from the hand kernel's beyond 1e-12");
+        return;
+    }
+    EventTimer timer;
+    for (auto _ : state) {
+        timer.start();
+        bench::implicit::step(backend, d, path);
+        state.SetIterationTime(timer.seconds());
+    }
+    double const cols = d.columns;
+    report(state, levels * cols, bench::implicit::bytesPerLevelUpdate * levels * cols);
+    state.counters["levels"] = levels;
+    state.counters["columns"] = cols;
+}
+
 benchmark::internal::Benchmark* addGpu(std::string const& name, std::function<void(benchmark::State&)> f) {
     return benchmark::RegisterBenchmark(name.c_str(), std::move(f))->UseManualTime()->Unit(benchmark::kMillisecond);
 }
@@ -248,6 +273,11 @@ int const registered = [] {
                                          std::to_string(items) + "/" + std::to_string(levels);
                 addGpu(name, [=](benchmark::State& s) { bmOperator(s, e, Engine::Shmem, levels, items); });
             }
+    using bench::implicit::Path;
+    for (uint32_t levels : {30u, 64u})
+        for (Path path : {Path::Hand, Path::Matrix, Path::Assembly})
+            addGpu(std::string("column/cuda/") + bench::implicit::pathName(path) + "/" + std::to_string(levels),
+                   [=](benchmark::State& s) { bmImplicit(s, path, levels); });
     return 0;
 }();
 
