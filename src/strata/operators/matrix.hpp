@@ -176,6 +176,52 @@ struct ExtractKernelBody {
     }
 };
 
+// The same two steps a value per worker, for the backends whose blocks have many workers: workers side by side then
+// take neighbouring levels of a column (on a GPU one worker per column would read a column's stride apart from its
+// neighbour). Index i is level i mod levels of column i / levels; the same values as the column walks.
+template <class T, class S>
+struct ProbePointBody {
+    FieldView<T, S> probe;
+    uint32_t w;
+    uint32_t j;
+    STRATA_HD void operator()(uint32_t i) const {
+        uint32_t const col = i / probe.levels, l = i % probe.levels;
+        probe(col, l) = l % w == j ? T(1) : T(0);
+    }
+};
+
+template <class T, class RowS, uint32_t MaxW>
+struct ExtractPointBody {
+    ExtractKernelBody<T, RowS, MaxW> columns;
+    STRATA_HD void operator()(uint32_t i) const {
+        auto const& e = columns;
+        uint32_t const col = i / e.probed.levels, k = i % e.probed.levels;
+        // the column l = k + lo + offset of row k with l mod w = j: offset = (j - k - lo) mod w
+        int64_t const w = e.w;
+        uint32_t const offset = static_cast<uint32_t>(((int64_t(e.j) - k - e.lo) % w + w) % w);
+        int64_t const l = int64_t(k) + e.lo + offset;
+        e.diag[offset](col, k) = l >= 0 && l < int64_t(e.columnLevels) ? e.probed(col, k) - e.affine(col, k) : T(0);
+    }
+};
+
+// Probe j (probeLevels(w, j)), or zeros with w = 1, j = 1; then row k's extraction: the walk for the backend.
+template <class Backend, class T, class S>
+void fillProbe(Backend const& backend, Field<T, S>& probe, uint32_t w, uint32_t j) {
+    if constexpr (Backend::oneWorkerPerBlock)
+        threaded::threaded(backend, threaded::independent(probe.columns()), ProbeBody<T, S>{probe.view(), w, j});
+    else
+        threaded::threaded(backend, threaded::independent(probe.columns() * probe.levels()),
+                           ProbePointBody<T, S>{probe.view(), w, j});
+}
+template <class Backend, class T, class RowS, uint32_t MaxW>
+void extractProbed(Backend const& backend, ExtractKernelBody<T, RowS, MaxW> const& extract) {
+    if constexpr (Backend::oneWorkerPerBlock)
+        threaded::threaded(backend, threaded::independent(extract.probed.columns), extract);
+    else
+        threaded::threaded(backend, threaded::independent(extract.probed.columns * extract.probed.levels),
+                           ExtractPointBody<T, RowS, MaxW>{extract});
+}
+
 } // namespace detail
 
 namespace detail {
@@ -249,17 +295,17 @@ void probeMatrix(Backend const& backend, Field<T, ColS> const& x, F const& f, En
     uint32_t const columns = x.columns();
     if (columns == 0) return;
     // zeros (l mod 1 is never 1): the probe may hold an earlier call's
-    threaded::threaded(backend, threaded::independent(columns), ProbeBody<T, ColS>{probe.view(), 1, 1});
+    fillProbe(backend, probe, 1, 1);
     evaluate(backend, m.affine, f(std::as_const(probe)), engine); // probe is 0: b
     ExtractKernelBody<T, RowS, maxMatrixBand> extract{
         std::as_const(probed).view(), std::as_const(m.affine).view(), {}, m.lo, w, 0, x.levels()};
     for (uint32_t d = 0; d < w; ++d)
         extract.diag[d] = m.diagonals[d].view();
     for (uint32_t j = 0; j < w; ++j) {
-        threaded::threaded(backend, threaded::independent(columns), ProbeBody<T, ColS>{probe.view(), w, j});
+        fillProbe(backend, probe, w, j);
         evaluate(backend, probed, f(std::as_const(probe)), engine);
         extract.j = j;
-        threaded::threaded(backend, threaded::independent(columns), extract);
+        extractProbed(backend, extract);
     }
 }
 

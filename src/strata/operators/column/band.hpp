@@ -27,9 +27,13 @@
 //                    C' = P^-1 C into a global scratch kept from call to call, as tridiagonal.hpp's), then one worker
 //                    per (column, right-hand side) solves up and down in a fixed order: one factorisation serves every
 //                    right-hand side. On the CPU backends a matrix per column is factored and solved by one worker per
-//                    column in one launch (the same operations). O(n) work, no shared memory, no syncs: the CPU
-//                    choice. On scalars, the operations of solveTridiagonal's Thomas in the same order: the batch
-//                    gives its bits for every right-hand side.
+//                    column in one launch (the same operations). On the backends with many workers a block
+//                    (Threads, Cuda), a batch with a matrix per column is factored and solved in tiles of
+//                    neighbouring columns in shared memory, loaded and stored in address order (the same operations;
+//                    detail::BandThomasTridiagTiles; where one column does not fit options.sharedLimitBytes, the
+//                    two launches above). O(n) work, no syncs on the CPU backends: the CPU choice. On scalars, the
+//                    operations of solveTridiagonal's Thomas in the same order: the batch gives its bits for every
+//                    right-hand side.
 //   CyclicReduction  parallel cyclic reduction of the block rows in block shared memory, one block per column, every
 //                    right-hand side of the column reduced with the matrix; ceil(log2 nb) steps of one sync each (nb =
 //                    n block rows, ceil(n/2) for the pentadiagonal system). The GPU choice. Shared bytes a block:
@@ -114,6 +118,15 @@ namespace detail {
 template <class Backend>
 Tridiag chooseBand(Backend const& backend, std::size_t sharedBytes, Tridiag variant, BandOptions const& options) {
     return chooseVariant(backend, sharedBytes, variant, options.sharedLimitBytes);
+}
+
+// The shared memory a block may take: the caller's limit, and on a GPU also the device's per block.
+template <class Backend>
+std::size_t sharedLimitOf(Backend const& backend, std::size_t sharedLimitBytes) {
+    if constexpr (Backend::isGpu)
+        return std::min(sharedLimitBytes, core::sharedMemoryPerBlock(backend));
+    else
+        return (void)backend, sharedLimitBytes;
 }
 
 // The pivot check's record, one entry per column (or matrix): 0, or the level + 1 of its first bad pivot.
@@ -284,14 +297,31 @@ Tridiag solveTridiagonalBatch(Backend const& backend, Field<T, Center> const& a,
         return view;
     };
     detail::PivotCheck check(options.check, chosen == Tridiag::Thomas ? matrixColumns : columns, Backend::memSpace);
-    auto const scratch = detail::bandScratch<Backend, Sys>(chosen, n, columns, matrixColumns, perLaunch);
+    // Thomas with a matrix per column on many workers a block: in tiles of columns through shared memory.
+    uint32_t const tileColumns =
+        !Backend::oneWorkerPerBlock && chosen == Tridiag::Thomas && matrixColumns == columns
+            ? detail::bandTileColumns<T>(n, perLaunch, detail::sharedLimitOf(backend, options.sharedLimitBytes))
+            : 0u;
+    auto const scratch = tileColumns > 0
+                             ? detail::BandScratch<Sys>{}
+                             : detail::bandScratch<Backend, Sys>(chosen, n, columns, matrixColumns, perLaunch);
     for (uint32_t first = 0; first < rhs; first += perLaunch) {
         Sys sys{matrixView(a), matrixView(b), matrixView(c), {}, {}, std::min(perLaunch, rhs - first), matrixColumns};
         for (uint32_t j = 0; j < sys.rhs; ++j) {
             sys.d[j] = d[first + j]->view();
             sys.x[j] = x[first + j]->view();
         }
-        runBand(backend, sys, chosen, scratch, first == 0, first == 0 ? check.status() : nullptr);
+        uint32_t* const status = first == 0 ? check.status() : nullptr;
+        if constexpr (!Backend::oneWorkerPerBlock) {
+            if (tileColumns > 0) { // each turn of right-hand sides factors again: the same operations, the same bits
+                threaded::threaded(backend, threaded::independent((columns + tileColumns - 1) / tileColumns),
+                                   threaded::interdependent<detail::bandTileWorkers>(
+                                       tileColumns * detail::bandTileBytesPerColumn<T>(n, sys.rhs)),
+                                   detail::BandThomasTridiagTiles<T>{sys, tileColumns, status});
+                continue;
+            }
+        }
+        runBand(backend, sys, chosen, scratch, first == 0, status);
     }
     check.report(where, 1, n, matrixColumns == 1 && columns > 1 ? " (the matrix every column shares)" : "");
     return chosen;

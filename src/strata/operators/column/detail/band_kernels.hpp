@@ -355,6 +355,106 @@ struct BandThomasColumnBody {
     }
 };
 
+// ---- Thomas in tiles of columns
+// ---------------------------------------------------------------------------------------
+
+// Thomas for a batch of tridiagonal systems with a matrix per column, on the backends whose blocks have many workers:
+// a block takes `tileColumns` neighbouring columns, loads their matrix and right-hand sides into shared memory with
+// its workers side by side in address order, factors each column's matrix (a worker a column) and solves each (column,
+// right-hand side) there (a worker a pair), and stores the solutions in address order. One worker per column walking
+// its column in global memory reads a column's stride apart from its neighbour on a GPU: a warp's load touches 32
+// sectors for 32 values, where a tile's touch 8. The operations are BandThomasFactorBody's and BandThomasSolveBody's
+// in their order: the same bits.
+//
+// Shared arrays (tileColumns columns each, a column's values bandTileColumnStride(n) apart, odd so that workers side
+// by side in different columns read different banks): 0 the lower band a; 1 the diagonal b, then the pivots'
+// inverses; 2 the upper band c, then C'; 3 + j the right-hand side d[j], then Y, then the solution.
+inline constexpr uint32_t bandTileWorkers = 64;
+
+STRATA_HD inline uint32_t bandTileColumnStride(uint32_t levels) { return levels | 1u; }
+
+template <class T>
+constexpr std::size_t bandTileBytesPerColumn(uint32_t levels, uint32_t rhs) {
+    return std::size_t{3 + rhs} * bandTileColumnStride(levels) * sizeof(T);
+}
+
+// Columns a tile takes within `limitBytes` of shared memory: at most one per worker; 0 where one column does not fit.
+template <class T>
+constexpr uint32_t bandTileColumns(uint32_t levels, uint32_t rhs, std::size_t limitBytes) {
+    std::size_t const fit = limitBytes / bandTileBytesPerColumn<T>(levels, rhs);
+    return static_cast<uint32_t>(fit < bandTileWorkers ? fit : bandTileWorkers);
+}
+
+template <class T>
+struct BandThomasTridiagTiles {
+    TridiagBatchSystem<T> sys;
+    uint32_t tileColumns;
+    uint32_t* status;
+
+    template <class Ctx>
+    STRATA_HD void operator()(Ctx& ctx, uint32_t tile) const {
+        constexpr uint32_t W = bandTileWorkers;
+        T* const sh = reinterpret_cast<T*>(ctx.worker().dynSharedBase());
+        uint32_t const n = sys.blocks(), cs = bandTileColumnStride(n), as = tileColumns * cs, m = sys.rhs;
+        uint32_t const col0 = tile * tileColumns;
+        uint32_t const ncols = sys.columns() - col0 < tileColumns ? sys.columns() - col0 : tileColumns;
+        auto const at = [&](uint32_t array, uint32_t c) { return sh + array * as + c * cs; };
+
+        ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) {
+            uint32_t const col = col0 + c;
+            at(0, c)[k] = sys.lower(col, k);
+            at(1, c)[k] = sys.diag(col, k);
+            at(2, c)[k] = sys.upper(col, k);
+            for (uint32_t j = 0; j < m; ++j)
+                at(3 + j, c)[k] = sys.load(j, col, k);
+        });
+        ctx.syncInterdependent([&](uint32_t i) {
+            for (uint32_t c = i; c < ncols; c += W) {
+                T* const a = at(0, c);
+                T* const inverse = at(1, c);
+                T* const reduced = at(2, c);
+                T previous{}; // C'[k-1]
+                uint32_t bad = 0;
+                for (uint32_t k = 0; k < n; ++k) {
+                    T const pivot = k == 0 ? inverse[0] : inverse[k] - a[k] * previous;
+                    if (status != nullptr && bad == 0 && badPivot(pivot)) bad = k + 1;
+                    T const inv = inverseOf(pivot);
+                    inverse[k] = inv;
+                    if (k + 1 < n) {
+                        previous = inv * reduced[k];
+                        reduced[k] = previous;
+                    }
+                }
+                if (status != nullptr) status[col0 + c] = bad;
+            }
+        });
+        ctx.syncInterdependent([&](uint32_t i) {
+            for (uint32_t job = i; job < m * ncols; job += W) {
+                uint32_t const j = job / ncols, c = job % ncols;
+                T const* const a = at(0, c);
+                T const* const inverse = at(1, c);
+                T const* const reduced = at(2, c);
+                T* const d = at(3 + j, c);
+                T y = inverse[0] * d[0];
+                d[0] = y;
+                for (uint32_t k = 1; k < n; ++k) {
+                    y = inverse[k] * (d[k] - a[k] * y);
+                    d[k] = y;
+                }
+                T x = y;
+                for (uint32_t k = n - 1; k-- > 0;) {
+                    x = d[k] - reduced[k] * x;
+                    d[k] = x;
+                }
+            }
+        });
+        ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) {
+            for (uint32_t j = 0; j < m; ++j)
+                sys.store(j, col0 + c, k, at(3 + j, c)[k]);
+        });
+    }
+};
+
 // ---- parallel cyclic reduction --------------------------------------------------------------------------------------
 
 // Shared layout, nb block rows: two buffers q of A, B, C (nb elements each) and D (rhs x nb vectors), then one flag
