@@ -2,6 +2,7 @@
 // configuration; without a device it prints one line and reports "skipped" to CTest (exit code 77).
 #include <strata/core/backend.hpp>
 #include <strata/operators/matrix.hpp>
+#include <strata/operators/matrix_algebra.hpp>
 #include <strata/operators/operators.hpp>
 
 #include <cmath>
@@ -97,6 +98,21 @@ void run(uint32_t levels) {
         matrixSame = sameColumns(deviceMatrix.diagonal(d), hostMatrix.diagonal(d));
     std::printf("%s: matrixOf(diffusion), %u levels, on Cuda == on Serial\n", matrixSame ? "ok  " : "FAIL", levels);
     if (!matrixSame) ++failures;
+
+    // Its square composed, its sum with itself and its application on Cuda with Serial's bits (matrix_algebra.hpp).
+    auto const hostSquare = composeMatrices(core::Serial{}, hostMatrix, hostMatrix);
+    auto deviceSquare = composeMatrices(core::Cuda{}, deviceMatrix, deviceMatrix);
+    auto const hostSum = addMatrices(core::Serial{}, hostMatrix, hostSquare);
+    auto deviceSum = addMatrices(core::Cuda{}, deviceMatrix, deviceSquare);
+    applyMatrix(core::Serial{}, hostSum, thetaH, outH);
+    applyMatrix(core::Cuda{}, deviceSum, thetaD, outD);
+    bool algebraSame = sameColumns(outD, outH) && sameColumns(deviceSquare.affine, hostSquare.affine);
+    for (int d = hostSquare.lo; algebraSame && d <= hostSquare.hi; ++d)
+        algebraSame = sameColumns(deviceSquare.diagonal(d), hostSquare.diagonal(d)) &&
+                      sameColumns(deviceSum.diagonal(d), hostSum.diagonal(d));
+    std::printf("%s: composeMatrices, addMatrices, applyMatrix, %u levels, on Cuda == on Serial\n",
+                algebraSame ? "ok  " : "FAIL", levels);
+    if (!algebraSame) ++failures;
 
     // The Jacobian of a nonlinear expression (dual numbers through the engines): Cuda with Serial's bits.
     auto const hostJac =
