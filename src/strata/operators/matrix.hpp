@@ -176,50 +176,54 @@ struct ExtractKernelBody {
     }
 };
 
-// The same two steps a value per worker, for the backends whose blocks have many workers: workers side by side then
-// take neighbouring levels of a column (on a GPU one worker per column would read a column's stride apart from its
+// The same steps a value per worker, for the backends whose blocks have many workers: workers side by side then take
+// neighbouring levels of a column (on a GPU one worker per column would read a column's stride apart from its
 // neighbour). Index i is level i mod levels of column i / levels; the same values as the column walks.
+struct ProbedEntry {
+    uint32_t offset; // d - lo: the index into the diagonals
+    bool inside;     // whether the column l lies in the field
+};
+// Row k's entry for probe j: its column l = k + lo + offset with l mod w = j, offset = (j - k - lo) mod w.
+STRATA_HD inline ProbedEntry probedEntry(int lo, uint32_t w, uint32_t j, uint32_t k, uint32_t columnLevels) {
+    int64_t const width = w;
+    auto const offset = static_cast<uint32_t>(((int64_t(j) - k - lo) % width + width) % width);
+    int64_t const l = int64_t(k) + lo + offset;
+    return {offset, l >= 0 && l < int64_t(columnLevels)};
+}
+
+// PointOf<Body>: a column body's work for one value.
+template <class Body>
+struct PointOf;
+
 template <class T, class S>
-struct ProbePointBody {
-    FieldView<T, S> probe;
-    uint32_t w;
-    uint32_t j;
+struct PointOf<ProbeBody<T, S>> {
+    ProbeBody<T, S> columns;
     STRATA_HD void operator()(uint32_t i) const {
-        uint32_t const col = i / probe.levels, l = i % probe.levels;
-        probe(col, l) = l % w == j ? T(1) : T(0);
+        auto const& p = columns;
+        uint32_t const col = i / p.probe.levels, l = i % p.probe.levels;
+        p.probe(col, l) = l % p.w == p.j ? T(1) : T(0);
     }
 };
 
 template <class T, class RowS, uint32_t MaxW>
-struct ExtractPointBody {
+struct PointOf<ExtractKernelBody<T, RowS, MaxW>> {
     ExtractKernelBody<T, RowS, MaxW> columns;
     STRATA_HD void operator()(uint32_t i) const {
         auto const& e = columns;
         uint32_t const col = i / e.probed.levels, k = i % e.probed.levels;
-        // the column l = k + lo + offset of row k with l mod w = j: offset = (j - k - lo) mod w
-        int64_t const w = e.w;
-        uint32_t const offset = static_cast<uint32_t>(((int64_t(e.j) - k - e.lo) % w + w) % w);
-        int64_t const l = int64_t(k) + e.lo + offset;
-        e.diag[offset](col, k) = l >= 0 && l < int64_t(e.columnLevels) ? e.probed(col, k) - e.affine(col, k) : T(0);
+        ProbedEntry const at = probedEntry(e.lo, e.w, e.j, k, e.columnLevels);
+        e.diag[at.offset](col, k) = at.inside ? e.probed(col, k) - e.affine(col, k) : T(0);
     }
 };
 
-// Probe j (probeLevels(w, j)), or zeros with w = 1, j = 1; then row k's extraction: the walk for the backend.
-template <class Backend, class T, class S>
-void fillProbe(Backend const& backend, Field<T, S>& probe, uint32_t w, uint32_t j) {
+// A column walk, body(col), on the one-worker CPU backends; else the same work a value a worker, PointOf<Body>, over
+// `levels` values a column.
+template <class Backend, class Body>
+void walkColumns(Backend const& backend, uint32_t columns, uint32_t levels, Body const& body) {
     if constexpr (Backend::oneWorkerPerBlock)
-        threaded::threaded(backend, threaded::independent(probe.columns()), ProbeBody<T, S>{probe.view(), w, j});
+        threaded::threaded(backend, threaded::independent(columns), body);
     else
-        threaded::threaded(backend, threaded::independent(probe.columns() * probe.levels()),
-                           ProbePointBody<T, S>{probe.view(), w, j});
-}
-template <class Backend, class T, class RowS, uint32_t MaxW>
-void extractProbed(Backend const& backend, ExtractKernelBody<T, RowS, MaxW> const& extract) {
-    if constexpr (Backend::oneWorkerPerBlock)
-        threaded::threaded(backend, threaded::independent(extract.probed.columns), extract);
-    else
-        threaded::threaded(backend, threaded::independent(extract.probed.columns * extract.probed.levels),
-                           ExtractPointBody<T, RowS, MaxW>{extract});
+        threaded::threaded(backend, threaded::independent(columns * levels), PointOf<Body>{body});
 }
 
 } // namespace detail
@@ -294,18 +298,19 @@ void probeMatrix(Backend const& backend, Field<T, ColS> const& x, F const& f, En
     uint32_t const w = static_cast<uint32_t>(m.hi - m.lo + 1);
     uint32_t const columns = x.columns();
     if (columns == 0) return;
+    uint32_t const levels = probe.levels(), rows = probed.levels();
     // zeros (l mod 1 is never 1): the probe may hold an earlier call's
-    fillProbe(backend, probe, 1, 1);
+    walkColumns(backend, columns, levels, ProbeBody<T, ColS>{probe.view(), 1, 1});
     evaluate(backend, m.affine, f(std::as_const(probe)), engine); // probe is 0: b
     ExtractKernelBody<T, RowS, maxMatrixBand> extract{
         std::as_const(probed).view(), std::as_const(m.affine).view(), {}, m.lo, w, 0, x.levels()};
     for (uint32_t d = 0; d < w; ++d)
         extract.diag[d] = m.diagonals[d].view();
     for (uint32_t j = 0; j < w; ++j) {
-        fillProbe(backend, probe, w, j);
+        walkColumns(backend, columns, levels, ProbeBody<T, ColS>{probe.view(), w, j});
         evaluate(backend, probed, f(std::as_const(probe)), engine);
         extract.j = j;
-        extractProbed(backend, extract);
+        walkColumns(backend, columns, rows, extract);
     }
 }
 
@@ -488,6 +493,29 @@ struct DualExtractBody {
     }
 };
 
+template <class T, class S>
+struct PointOf<SeedBody<T, S>> {
+    SeedBody<T, S> columns;
+    STRATA_HD void operator()(uint32_t i) const {
+        auto const& s = columns;
+        uint32_t const col = i / s.seeded.levels, l = i % s.seeded.levels;
+        s.seeded(col, l) = Dual<T>(s.x(col, l), l % s.w == s.j ? T(1) : T(0));
+    }
+};
+
+template <class T, class RowS, uint32_t MaxW>
+struct PointOf<DualExtractBody<T, RowS, MaxW>> {
+    DualExtractBody<T, RowS, MaxW> columns;
+    STRATA_HD void operator()(uint32_t i) const {
+        auto const& e = columns;
+        uint32_t const col = i / e.probed.levels, k = i % e.probed.levels;
+        ProbedEntry const at = probedEntry(e.lo, e.w, e.j, k, e.columnLevels);
+        Dual<T> const r = e.probed(col, k);
+        e.diag[at.offset](col, k) = at.inside ? r.d : T(0);
+        if (e.j == 0) e.value(col, k) = r.v;
+    }
+};
+
 } // namespace detail
 
 template <class Backend, class T, class ColS, class F>
@@ -508,11 +536,11 @@ auto jacobianOf(Backend const& backend, Field<T, ColS> const& x, F const& f, Eng
         for (uint32_t d = 0; d < w; ++d)
             extract.diag[d] = jac.matrix.diagonals[d].view();
         for (uint32_t j = 0; j < w; ++j) {
-            threaded::threaded(backend, threaded::independent(columns),
-                               detail::SeedBody<T, ColS>{x.view(), seeded.view(), w, j});
+            detail::walkColumns(backend, columns, seeded.levels(),
+                                detail::SeedBody<T, ColS>{x.view(), seeded.view(), w, j});
             evaluate(backend, probed, f(std::as_const(seeded)), engine);
             extract.j = j;
-            threaded::threaded(backend, threaded::independent(columns), extract);
+            detail::walkColumns(backend, columns, probed.levels(), extract);
         }
     }
     if (options.trim) detail::trimBand(jac.matrix);
