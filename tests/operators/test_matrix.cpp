@@ -3,6 +3,7 @@
 // outside the matrix are 0, Direct and Shmem give the same matrices bit for bit on every CPU backend, and a matrix
 // with one entry wrong fails the comparison.
 #include "tests/core/backends.hpp"
+#include "tests/operators/matrix_helpers.hpp"
 #include "tests/operators/random_trees.hpp"
 #include <strata/operators/column/tridiagonal.hpp>
 #include <strata/operators/matrix.hpp>
@@ -17,21 +18,11 @@
 
 using namespace strata;
 using namespace strata::ops;
+using strata::test::sameBits;
+using strata::test::sampled;
+using strata::test::stretched;
 
 namespace {
-
-std::shared_ptr<Grid const> stretched(uint32_t n) {
-    return std::make_shared<Grid const>(Grid::stretched(n, 1000.0, [](double s) { return s * s * 0.5 + 0.5 * s; }));
-}
-
-template <class S>
-Field<double, S> sampled(std::shared_ptr<Grid const> const& grid, uint32_t columns, double seed, double offset = 0) {
-    Field<double, S> f(grid, columns, core::MemSpace::Host);
-    for (uint32_t c = 0; c < columns; ++c)
-        for (uint32_t k = 0; k < f.levels(); ++k)
-            f.at(c, k) = offset + std::sin(seed * (k + 1) + 0.7 * c) + 0.3 * std::cos(2.3 * seed * k);
-    return f;
-}
 
 // The largest |M x + b - f(x)| over every entry, relative to the largest |f(x)|, with M x + b summed here from the
 // diagonals (entry (k, k + d) = diagonal(d)(c, k)).
@@ -60,19 +51,6 @@ bool zeroOutside(BandMatrix<T, RowS, ColS> const& m, uint32_t columnLevels) {
                 int64_t const l = int64_t(k) + d;
                 if ((l < 0 || l >= int64_t(columnLevels)) && m.diagonal(d).at(c, k) != 0.0) return false;
             }
-    return true;
-}
-
-template <class T, class RowS, class ColS>
-bool sameBits(BandMatrix<T, RowS, ColS> const& a, BandMatrix<T, RowS, ColS> const& b) {
-    auto same = [](Field<T, RowS> const& x, Field<T, RowS> const& y) {
-        for (uint32_t c = 0; c < x.columns(); ++c)
-            if (std::memcmp(x.column(c).data(), y.column(c).data(), x.levels() * sizeof(T)) != 0) return false;
-        return true;
-    };
-    if (a.lo != b.lo || a.hi != b.hi || !same(a.affine, b.affine)) return false;
-    for (int d = a.lo; d <= a.hi; ++d)
-        if (!same(a.diagonal(d), b.diagonal(d))) return false;
     return true;
 }
 

@@ -5,6 +5,7 @@
 // the matrix of the sum; every backend gives Serial's bits; a product built from a wrong factor fails the comparison,
 // and mismatched or too wide products are refused.
 #include "tests/core/backends.hpp"
+#include "tests/operators/matrix_helpers.hpp"
 #include <strata/operators/matrix.hpp>
 #include <strata/operators/matrix_algebra.hpp>
 #include <strata/operators/operators.hpp>
@@ -17,36 +18,11 @@
 
 using namespace strata;
 using namespace strata::ops;
+using strata::test::sameBits;
+using strata::test::sampled;
+using strata::test::stretched;
 
 namespace {
-
-std::shared_ptr<Grid const> stretched(uint32_t n) {
-    return std::make_shared<Grid const>(Grid::stretched(n, 1000.0, [](double s) { return s * s * 0.5 + 0.5 * s; }));
-}
-
-template <class S>
-Field<double, S> sampled(std::shared_ptr<Grid const> const& grid, uint32_t columns, double seed, double offset = 0) {
-    Field<double, S> f(grid, columns, core::MemSpace::Host);
-    for (uint32_t c = 0; c < columns; ++c)
-        for (uint32_t k = 0; k < f.levels(); ++k)
-            f.at(c, k) = offset + std::sin(seed * (k + 1) + 0.7 * c) + 0.3 * std::cos(2.3 * seed * k);
-    return f;
-}
-
-template <class T, class S>
-bool sameBits(Field<T, S> const& a, Field<T, S> const& b) {
-    for (uint32_t c = 0; c < a.columns(); ++c)
-        if (std::memcmp(a.column(c).data(), b.column(c).data(), a.levels() * sizeof(T)) != 0) return false;
-    return true;
-}
-
-template <class T, class RowS, class ColS>
-bool sameBits(BandMatrix<T, RowS, ColS> const& a, BandMatrix<T, RowS, ColS> const& b) {
-    if (a.lo != b.lo || a.hi != b.hi || !sameBits(a.affine, b.affine)) return false;
-    for (int d = a.lo; d <= a.hi; ++d)
-        if (!sameBits(a.diagonal(d), b.diagonal(d))) return false;
-    return true;
-}
 
 // The largest difference of two fields relative to the largest magnitude of the second.
 template <class T, class S>
