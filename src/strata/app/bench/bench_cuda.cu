@@ -6,8 +6,8 @@
 //                                       direct, shmem and auto, levels 16, 64, 128, 256, 1024; and shmem_items<N>:
 //                                       Shmem with N = 256, 512, 1024, 2048 column levels per block of 256 workers
 //                                       (EngineOptions::shmemBlockItems), levels 16, 64, 256
-//   column/cuda/implicit_diffusion_{hand,matrix,assembly}/<levels>
-//                                       the implicit diffusion step from the hand-built kernel and from the
+//   column/cuda/implicit_diffusion_{model,matrix,assembly}/<levels>
+//                                       the implicit diffusion step from the model's fused kernel and from the
 //                                       operator's matrix (bench_implicit.hpp), levels 30 and 64; the two paths agree
 //                                       to 1e-12 relative on the device (checked before timing)
 // Sizes: the triad 3 arrays of 2^25 doubles (256 MiB each), the operators 2^24 points a field (128 MiB, over twice
@@ -234,7 +234,7 @@ void bmImplicit(benchmark::State& state, bench::implicit::Path path, uint32_t le
     static std::map<uint32_t, bool> agree; // per level count: the check resets the state three times
     if (!agree.contains(levels)) agree[levels] = bench::implicit::pathsAgree(backend, d);
     if (!agree[levels]) {
-        state.SkipWithError("the matrix path's step differs from the hand kernel's beyond 1e-12");
+        state.SkipWithError("the matrix path's step differs from the model kernel's beyond 1e-12");
         return;
     }
     EventTimer timer;
@@ -278,7 +278,7 @@ int const registered = [] {
             }
     using bench::implicit::Path;
     for (uint32_t levels : {30u, 64u})
-        for (Path path : {Path::Hand, Path::Matrix, Path::Assembly})
+        for (Path path : {Path::Model, Path::Matrix, Path::Assembly})
             addGpu(std::string("column/cuda/") + bench::implicit::pathName(path) + "/" + std::to_string(levels),
                    [=](benchmark::State& s) { bmImplicit(s, path, levels); });
     return 0;

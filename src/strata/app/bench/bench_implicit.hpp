@@ -1,7 +1,8 @@
 // One backward-Euler diffusion step of five variables two ways, for strata-bench's
 // column/<backend>/implicit_diffusion_* suites (bench_implicit.cpp on the CPU backends, bench_cuda.cu on Cuda):
-//   Path::Hand      app::diffuseImplicitly, the model's kernel: coefficients built by hand from rho0 K and the grid,
-//                   eliminated once per column, five sweeps
+//   Path::Model     app::diffuseImplicitly, the model's kernel: each row of the matrix and each right-hand side from
+//                   the operator's expression where the solve needs it (ops::tridiagonalRowAt), the matrix eliminated
+//                   once per column, five sweeps, in one kernel
 //   Path::Matrix    the same step from the operator's expression: ops::MatrixAssembly of div(rho0 K grad(x)) / rho0
 //                   (matrixOf's untrimmed matrix in fields kept from call to call, as the model's implicit uses
 //                   assemble it), 1 - dt M into three coefficient fields, and ops::solveTridiagonalBatch with the
@@ -24,14 +25,15 @@
 namespace strata::bench::implicit {
 
 constexpr double stepSeconds = 600.0;
-// What the hand kernel must move per level update: the five variables read and written, rho0, exner0 and rho0 K read.
+// What the model's kernel must move per level update: the five variables read and written, rho0, exner0 and rho0 K
+// read.
 constexpr double bytesPerLevelUpdate = 104.0;
 
-enum class Path { Hand, Matrix, Assembly };
+enum class Path { Model, Matrix, Assembly };
 
 inline char const* pathName(Path p) {
     switch (p) {
-    case Path::Hand: return "implicit_diffusion_hand";
+    case Path::Model: return "implicit_diffusion_model";
     case Path::Matrix: return "implicit_diffusion_matrix";
     case Path::Assembly: return "implicit_diffusion_assembly";
     }
@@ -46,7 +48,7 @@ struct Data {
     uint32_t levels, columns;
     std::shared_ptr<ops::Grid const> grid;
     std::array<CenterField, 5> vars; // T, q, tracer, u, v
-    CenterField rho, exner, a, inverse, cPrime, lower, diagonal, upper;
+    CenterField rho, exner, lower, diagonal, upper;
     FaceField rhoK;
     core::Buffer<double> zeros;
     ops::MatrixAssembly<double, ops::Center, ops::Center> assembly; // the matrix's fields, kept from call to call
@@ -54,9 +56,8 @@ struct Data {
     Data(uint32_t n, uint32_t cols)
         : levels(n), columns(cols), grid(std::make_shared<ops::Grid const>(ops::Grid::uniform(n, 3000.0))),
           vars{center(grid, cols), center(grid, cols), center(grid, cols), center(grid, cols), center(grid, cols)},
-          rho(center(grid, cols)), exner(grid, cols, Space, 1.0), a(center(grid, cols)), inverse(center(grid, cols)),
-          cPrime(center(grid, cols)), lower(center(grid, cols)), diagonal(center(grid, cols)),
-          upper(center(grid, cols)), rhoK(grid, cols, Space), zeros(cols, Space, 0.0) {
+          rho(center(grid, cols)), exner(grid, cols, Space, 1.0), lower(center(grid, cols)),
+          diagonal(center(grid, cols)), upper(center(grid, cols)), rhoK(grid, cols, Space), zeros(cols, Space, 0.0) {
         for (uint32_t col = 0; col < cols; ++col) {
             for (uint32_t k = 0; k < n; ++k)
                 rho.at(col, k) = 1.2 * std::exp(-grid->centers()[k] / 8000.0);
@@ -90,14 +91,13 @@ struct Data {
 };
 
 template <class Backend, core::MemSpace Space>
-void stepHand(Backend const& backend, Data<Space>& d) {
+void stepModel(Backend const& backend, Data<Space>& d) {
     app::diffuseImplicitly(
         backend, d.columns,
-        app::ImplicitDiffusionColumns{d.vars[0].view(), d.vars[1].view(), d.vars[2].view(), d.vars[3].view(),
-                                      d.vars[4].view(), std::as_const(d.rho).view(), std::as_const(d.exner).view(),
-                                      std::as_const(d.rhoK).view(), d.zeros.device(), d.zeros.device(),
-                                      d.zeros.device(), d.zeros.device(), d.a.view(), d.inverse.view(), d.cPrime.view(),
-                                      d.grid->view(Backend::memSpace), stepSeconds, false, 31u});
+        app::ImplicitDiffusionFields{d.vars[0].view(), d.vars[1].view(), d.vars[2].view(), d.vars[3].view(),
+                                     d.vars[4].view(), std::as_const(d.rho).view(), std::as_const(d.exner).view(),
+                                     std::as_const(d.rhoK).view(), d.zeros.device(), d.zeros.device(), d.zeros.device(),
+                                     d.zeros.device(), d.grid->view(Backend::memSpace), stepSeconds, false, 31u});
 }
 
 // (1 - dt M) x' = x + dt b: the coefficient fields from the operator's matrix (b is 0: no flux through either end).
@@ -124,7 +124,7 @@ void stepMatrix(Backend const& backend, Data<Space>& d) {
 template <class Backend, core::MemSpace Space>
 void step(Backend const& backend, Data<Space>& d, Path path) {
     switch (path) {
-    case Path::Hand: stepHand(backend, d); break;
+    case Path::Model: stepModel(backend, d); break;
     case Path::Matrix: stepMatrix(backend, d); break;
     case Path::Assembly: assemble(backend, d); break;
     }
@@ -134,14 +134,14 @@ void step(Backend const& backend, Data<Space>& d, Path path) {
 template <class Backend, core::MemSpace Space>
 bool pathsAgree(Backend const& backend, Data<Space>& d) {
     d.reset();
-    stepHand(backend, d);
-    std::vector<double> const hand = d.values();
+    stepModel(backend, d);
+    std::vector<double> const model = d.values();
     d.reset();
     stepMatrix(backend, d);
     std::vector<double> const matrix = d.values();
     d.reset();
-    for (std::size_t i = 0; i < hand.size(); ++i)
-        if (!(std::fabs(matrix[i] - hand[i]) <= 1e-12 * std::fabs(hand[i]))) return false;
+    for (std::size_t i = 0; i < model.size(); ++i)
+        if (!(std::fabs(matrix[i] - model[i]) <= 1e-12 * std::fabs(model[i]))) return false;
     return true;
 }
 

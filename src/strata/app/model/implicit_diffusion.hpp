@@ -1,289 +1,289 @@
 // Implicit vertical diffusion of five prognostic variables (theta, q, tracer, u, v; each may be left out) in one
-// kernel: per column, the backward-Euler matrix is built and factored once, and each variable's right-hand side is
-// swept through the factors while its column is in fast memory.
+// kernel whose matrices and right-hand sides come from the diffusion operator's expression, the one the explicit mode
+// evaluates:
 //
-// The system of one variable psi (M = rho0 dzCenter per cell, D_f = rho0_face K_f / dzFace_f per face):
+//   D(psi) = d/dz(rho0 K dpsi/dz),  discretely div(rho0K * grad(psi)) (mixing, below)
 //
-//   a[k] psi[k-1] + b[k] psi[k] + c[k] psi[k+1] = d[k]
-//   a[k] = -dt D_k / M_k,  c[k] = -dt D_{k+1} / M_k,  b[k] = 1 - a[k] - c[k] (+ dt D_0 / M_0 at k = 0 for winds over a
-//   no-slip ground),  d[k] = psi[k] (+ dt rho0_face F / M_0 at k = 0: the surface flux)
+// with rho0 K dpsi/dz = -rho_face F on the ground face (F the upward surface flux; for the winds over a no-slip ground,
+// psi = 0 on that face instead) and 0 on the top face. Backward Euler, rho0 (psi1 - psi0) = dt D(psi1), is solved for
+// the increment:
 //
-// The matrix depends on the ground condition only, not on the variable: the scalars share one, the winds another
-// (the same one over a free-slip ground). Thomas's elimination of a matrix -- the pivots' reciprocals and the
-// modified super-diagonal c' -- is therefore the same for every variable that shares it, and is computed once. Every
-// operation is the one the separate passes did (coefficients, then ops::solveTridiagonal's Thomas per variable, with
-// theta = T / exner0 staged around the heat solve), in the same order: the same bits, without the passes over the
-// a, b, c, d fields and the theta conversion in between (docs/performance.md, "Implicit diffusion in one kernel").
+//   (rho0 - dt J) dpsi = dt D(psi0),   psi1 = psi0 + dpsi
+//
+// J the Jacobian of D (its matrix: D is affine in psi). The right-hand side is the operator at the current state, so
+// a state D leaves alone (a uniform scalar with no surface flux: D(psi0) is 0 exactly) has dpsi = 0 exactly and stays
+// bit for bit as it is; solving for psi1 itself instead, the rounding of the solve moved a uniform 288 K by about 9
+// ulps a step. Heat is diffused as theta = T / exner0 (T1 = (T0 / exner0 + dtheta) exner0).
+//
+// Per point the kernel evaluates, with the Direct engine's code (ops::tridiagonalRowAt, ops::valueAt: operators/
+// jet.hpp): the row of J from D applied to a seeded leaf (one evaluation in three-component jets gives the three
+// entries), and D at each variable's state. The scalars share one matrix (their boundary conditions differ only in
+// the flux, which is not in J); the winds another over a no-slip ground, else the scalars'. A matrix is factored once
+// (Thomas: the pivots' reciprocals and c') and every variable that shares it is swept through the factors.
+//
+// A block takes a tile of neighbouring columns with its arrays in shared memory (on the CPU backends, a buffer per
+// thread that stays in L1): the rows and right-hand sides (value a worker, side by side in address order), the
+// elimination (a worker per column and matrix), the sweeps (a worker per column and variable), and psi0 + dpsi back to
+// the fields (value a worker). With one worker per block (CPU) a phase walks the tile's columns level by level, their
+// dependency chains interleaved. Every value is computed by the same operations on every backend: the same bits.
 #pragma once
 
 #include <strata/app/model/kernels.hpp>
+#include <strata/core/error.hpp>
 #include <strata/core/threaded.hpp>
 #include <strata/operators/grid.hpp>
+#include <strata/operators/jet.hpp>
+#include <strata/operators/stencils.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 
 namespace strata::app {
 
-struct ImplicitDiffusionColumns {
+// D(x) = div(rho0K * grad(x)) with rho0 K dx/dz = `bottom` on the ground face (a scalar, or ColumnValues: -rho_face F
+// per column) and 0 on the top face: the scalars, and the winds over a free-slip ground (bottom 0).
+template <class RhoK, class X, class Bottom>
+auto fluxMixing(RhoK const& rhoK, X const& x, Bottom const& bottom) {
+    auto const grad = ops::GradientC2F{ops::SetGradient{0.0}, ops::SetGradient{0.0}};
+    auto const div = ops::DivergenceF2C{ops::SetValue{bottom}, ops::SetValue{0.0}};
+    return div(rhoK * grad(x));
+}
+// D(x) with x = 0 on the ground face (the flux there from the gradient over the half cell below center 0) and no
+// stress through the top: the winds over a no-slip ground.
+template <class RhoK, class X>
+auto noSlipMixing(RhoK const& rhoK, X const& x) {
+    auto const grad = ops::GradientC2F{ops::SetValue{0.0}, ops::SetGradient{0.0}};
+    auto const div = ops::DivergenceF2C{ops::NoBC{}, ops::SetValue{0.0}};
+    return div(rhoK * grad(x));
+}
+
+struct ImplicitDiffusionFields {
     // Diffused in place: T (through theta = T / exner0), q, tracer, u, v.
     CenterView T, q, tracer, u, v;
     CenterConst rho, exner;
     FaceConst rhoK;
-    // rho_face F at the surface per column (heat, moisture, tracer), and zeros for the winds.
-    double const *heatFlux, *moistureFlux, *tracerFlux, *noFlux;
-    // Per-column scratch, one Center field each: a[k], the pivots' reciprocals 1 / (b[k] - a[k] c'[k-1]), and c'.
-    CenterView a, inverse, cPrime;
+    // -rho_face F per column (heat, moisture, tracer): rho0 K dpsi/dz on the ground face; zeros for the winds.
+    double const *negHeatFlux, *negMoistureFlux, *negTracerFlux, *noFlux;
     ops::GridView grid;
     double dt;
-    bool noSlip; // psi = 0 on the bottom face for the winds: the half cell below center 0 conducts
+    bool noSlip; // psi = 0 on the ground face for the winds
     // The variables diffused, bit i for variable i (0-4: T, q, tracer, u, v); the others are left as they are.
     uint32_t diffused = 31u;
 
     STRATA_HD bool diffuses(uint32_t variable) const { return ((diffused >> variable) & 1u) != 0; }
     STRATA_HD bool windsOwnMatrix() const { return noSlip && (diffuses(3) || diffuses(4)); }
-
-    // Columns [col0, col0 + G): G independent dependency chains interleaved level by level (a division per level in
-    // the elimination, a multiply-add chain in each sweep), which a CPU core overlaps; G = 1 on the GPU.
-    template <uint32_t G>
-    STRATA_HD void columns(uint32_t col0) const {
-        double perMass0[G] = {}; // 1 / M_0, for the surface flux in d[0]
-        factor<G>(col0, false, perMass0);
-        if (diffuses(0)) sweep<G>(col0, T, heatFlux, perMass0, true);
-        if (diffuses(1)) sweep<G>(col0, q, moistureFlux, perMass0, false);
-        if (diffuses(2)) sweep<G>(col0, tracer, tracerFlux, perMass0, false);
-        if (windsOwnMatrix()) factor<G>(col0, true, perMass0);
-        if (diffuses(3)) sweep<G>(col0, u, noFlux, perMass0, false);
-        if (diffuses(4)) sweep<G>(col0, v, noFlux, perMass0, false);
-    }
-
-    // The same work split in two steps for workers side by side (ImplicitDiffusionTiles): the elimination of one
-    // column's matrix (`ground`: the winds' over a no-slip ground), then the solve of one of its variables
-    // (0-4: T, q, tracer, u, v) through the factors this view holds. Each step does what `columns` does for it,
-    // in the same order: the same bits.
-    STRATA_HD void factorColumn(uint32_t col, bool ground) const {
-        double perMass0 = 0;
-        factor<1>(col, ground, &perMass0);
-    }
-    STRATA_HD void solveVariable(uint32_t col, uint32_t variable) const {
-        double const perMass0 = perMass(col, 0); // as factor computes it
-        // Selects, not arrays indexed by `variable`: on a GPU an array indexed at run time lives in local memory, and
-        // every access would be a trip to DRAM.
-        CenterView const psi = variable == 0 ? T : variable == 1 ? q : variable == 2 ? tracer : variable == 3 ? u : v;
-        double const* const flux = variable == 0   ? heatFlux
-                                   : variable == 1 ? moistureFlux
-                                   : variable == 2 ? tracerFlux
-                                                   : noFlux;
-        sweep<1>(col, psi, flux, &perMass0, variable == 0);
-    }
-
-private:
-    // 1 / M_k = 1 / (rho0 dzCenter) of cell k: the elimination's one division per level, and the surface flux's scale
-    STRATA_HD double perMass(uint32_t col, uint32_t k) const { return 1.0 / (rho(col, k) * grid.dzCenter[k]); }
-
-    // Builds the matrix of the columns (ground: the no-slip term at k = 0) and eliminates: a, 1/pivot and c' in the
-    // scratch fields.
-    template <uint32_t G>
-    STRATA_HD void factor(uint32_t col0, bool ground, double* perMass0) const {
-        uint32_t const n = grid.n();
-        double cPrev[G] = {};
-        for (uint32_t k = 0; k < n; ++k)
-            for (uint32_t j = 0; j < G; ++j) {
-                uint32_t const col = col0 + j;
-                double const perMass = this->perMass(col, k);
-                double const below = k > 0 ? rhoK(col, k) * grid.rdzFace[k] : 0.0;
-                double const above = k + 1 < n ? rhoK(col, k + 1) * grid.rdzFace[k + 1] : 0.0;
-                double const groundTerm = k == 0 && ground ? dt * rhoK(col, 0) * grid.rdzFace[0] * perMass : 0.0;
-                double const ak = -dt * below * perMass;
-                double const ck = -dt * above * perMass;
-                double const bk = 1.0 - ak - ck + groundTerm;
-                double const inv = k == 0 ? 1.0 / bk : 1.0 / (bk - ak * cPrev[j]);
-                a(col, k) = ak;
-                inverse(col, k) = inv;
-                if (k + 1 < n) { // c[n-1] lies outside the matrix
-                    cPrev[j] = ck * inv;
-                    cPrime(col, k) = cPrev[j];
-                }
-                if (k == 0) perMass0[j] = perMass;
-            }
-    }
-
-    // Solves one variable in place: forward substitution into psi, then back substitution. theta: psi holds T, the
-    // system is solved for theta = T / exner0, and T = theta exner0 is written back.
-    template <uint32_t G>
-    STRATA_HD void sweep(uint32_t col0, CenterView psi, double const* surfaceFlux, double const* perMass0,
-                         bool theta) const {
-        uint32_t const n = grid.n();
-        double x[G] = {}; // (a grid has at least one level: never read unset)
-        for (uint32_t k = 0; k < n; ++k)
-            for (uint32_t j = 0; j < G; ++j) {
-                uint32_t const col = col0 + j;
-                double const value = theta ? psi(col, k) / exner(col, k) : psi(col, k);
-                double const d = value + (k == 0 ? dt * surfaceFlux[col] * perMass0[j] : 0.0);
-                x[j] = k == 0 ? d * inverse(col, 0) : (d - a(col, k) * x[j]) * inverse(col, k);
-                psi(col, k) = x[j];
-            }
-        for (uint32_t j = 0; j < G; ++j)
-            if (theta) psi(col0 + j, n - 1) = x[j] * exner(col0 + j, n - 1);
-        for (uint32_t k = n - 1; k-- > 0;)
-            for (uint32_t j = 0; j < G; ++j) {
-                uint32_t const col = col0 + j;
-                x[j] = psi(col, k) - cPrime(col, k) * x[j];
-                psi(col, k) = theta ? x[j] * exner(col, k) : x[j];
-            }
-    }
 };
 
-// On the one-worker CPU backends a worker takes `group` neighbouring columns at a time (the last, partial group
-// column by column); one worker per column where the columns are deeper than a tile (below).
-template <uint32_t Group>
-struct ImplicitDiffusionBody {
-    ImplicitDiffusionColumns cols;
-    uint32_t columnCount;
-    STRATA_HD void operator()(uint32_t i) const {
-        uint32_t const col0 = i * Group;
-        if (col0 + Group <= columnCount) {
-            cols.template columns<Group>(col0);
-        } else {
-            for (uint32_t col = col0; col < columnCount; ++col)
-                cols.template columns<1>(col);
-        }
-    }
-};
-
-// On backends with many workers per block (the GPU; the checking Threads backend runs the same code on the CPU) a
-// block takes a tile of neighbouring columns. Its workers copy the tile's fields into shared memory in address order
-// (neighbouring GPU threads, neighbouring addresses: coalesced, where one thread per column reads addresses a column
-// apart); then, side by side, one worker per column and matrix eliminates (the scalars' matrix, and the winds' over a
-// no-slip ground), and one worker per column and variable solves that variable -- the elimination's scratch (a, the
-// pivots' reciprocals, c') never leaves shared memory --; and the workers copy the five diffused fields back in
-// address order. The column code is ImplicitDiffusionColumns's on views of the shared arrays: the same bits.
-//
-// Side by side, a column's chain of dependent operations is one elimination and one solve long, not two
-// eliminations and five solves: with one worker per column for everything, a block has only a few busy workers
-// walking their columns while its loads wait, far from the memory bandwidth.
-//
-// A tile of 256 values has 64 workers, not 256: the solves keep at most 5 x 8 of them busy (30 levels), and with 256
-// a block's other warps would mostly wait at its barriers while their registers and the block's shared memory limit
-// how many blocks an SM holds. With 64 workers shared memory alone sets the blocks an SM holds. The shared arrays are
-// laid out for the banks: a column's values start an odd number of doubles apart, and the arrays 8 doubles more than
-// a multiple of 16 apart, so that at 30 levels the workers of a half-warp, (variable, column) side by side, read 16
-// different pairs of banks (a column every 30 doubles with the arrays 256 apart gives bank conflicts on loads and
-// stores; this layout leaves the loads without any). Other level counts can still meet 2-way conflicts (60 levels:
-// variables 0 and 2).
+// A tile: whole columns in diffusionTileItems values per array (at least one column), its arrays
+// diffusionTileArrayStride(items) doubles apart. A column's values start an odd number of doubles apart and the arrays
+// 8 doubles more than a multiple of 16 apart, so that the GPU workers of a half-warp, (variable, column) side by side
+// in the sweeps, read different banks (at 30 levels: 16 different pairs of banks).
 inline constexpr uint32_t diffusionTileItems = 256;
-inline constexpr uint32_t diffusionTileWorkers = 64;
-inline constexpr uint32_t diffusionTileArrayStride = diffusionTileItems + 8; // doubles from one array to the next
-// Shared arrays of a tile: T q tracer u v, rho exner, rho K on faces, and the elimination (a, inverse, c') of one
-// matrix, or of two over a no-slip ground.
-STRATA_HD inline uint32_t diffusionTileArrays(bool noSlip) { return noSlip ? 14u : 11u; }
-// Doubles from one column of a tile's array to the next: odd (see above), at least the values of a column.
-STRATA_HD inline uint32_t diffusionTileColumnStride(uint32_t values) { return values | 1u; }
-
-// Columns per tile: whole columns whose faces (levels + 1 values, odd-strided) fit in the tile's items; 0 (no tiles)
-// for deeper.
+inline constexpr uint32_t diffusionTileWorkers = 64; // a block's workers on the many-worker backends
+STRATA_HD inline uint32_t diffusionTileColumnStride(uint32_t levels) { return levels | 1u; }
 STRATA_HD inline uint32_t diffusionTileColumns(uint32_t levels) {
-    uint32_t const faceStride = diffusionTileColumnStride(levels + 1);
-    return faceStride > diffusionTileItems ? 0u : diffusionTileItems / faceStride;
+    uint32_t const cs = diffusionTileColumnStride(levels);
+    return cs > diffusionTileItems ? 1u : diffusionTileItems / cs;
 }
+STRATA_HD inline uint32_t diffusionTileArrayStride(uint32_t levels) {
+    uint32_t const used = diffusionTileColumns(levels) * diffusionTileColumnStride(levels);
+    return (used + 15u) / 16u * 16u + 8u;
+}
+// Arrays of a tile: a, b, c of the scalars' matrix (and of the winds' over a no-slip ground), and the five
+// right-hand sides (the sweeps turn them into the increments in place).
+STRATA_HD inline uint32_t diffusionTileArrays(bool noSlip) { return noSlip ? 11u : 8u; }
 
+// The kernel body. ScalarMatrix, WindMatrix: D of a seeded leaf (the rows of J); Heat, Scalar, Wind: D at a state.
+template <class ScalarMatrix, class WindMatrix, class Heat, class Scalar, class Wind>
 struct ImplicitDiffusionTiles {
-    ImplicitDiffusionColumns cols;
+    ImplicitDiffusionFields f;
+    ScalarMatrix scalarMatrix;
+    WindMatrix windMatrix;
+    Heat heat;
+    Scalar moisture, tracer;
+    Wind u, v;
     uint32_t columnCount;
-    uint32_t tileColumns;
 
+    static constexpr uint32_t maxReach = static_cast<uint32_t>(
+        std::max({ScalarMatrix::reach, WindMatrix::reach, Heat::reach, Scalar::reach, Wind::reach}));
+
+    // (Flattened on the host, as the engines' kernels are: the operators' apply functions inlined into the loops.)
     template <class Ctx>
-    STRATA_HD void operator()(Ctx& ctx, uint32_t tile) const {
-        constexpr uint32_t A = diffusionTileArrayStride, W = diffusionTileWorkers;
+    STRATA_ENGINE_FLATTEN STRATA_HD void operator()(Ctx& ctx, uint32_t tile) const {
+        constexpr bool oneWorker = std::remove_cvref_t<decltype(ctx.worker())>::BackendType::oneWorkerPerBlock;
+        constexpr uint32_t workers = oneWorker ? 1u : diffusionTileWorkers;
         double* const base = reinterpret_cast<double*>(ctx.worker().dynSharedBase());
-        uint32_t const n = cols.grid.n();
-        uint32_t const cs = diffusionTileColumnStride(n), fs = diffusionTileColumnStride(n + 1);
+        uint32_t const n = f.grid.n();
+        uint32_t const cs = diffusionTileColumnStride(n), stride = diffusionTileArrayStride(n);
+        uint32_t const tileColumns = diffusionTileColumns(n);
         uint32_t const col0 = tile * tileColumns;
         uint32_t const ncols = columnCount - col0 < tileColumns ? columnCount - col0 : tileColumns;
-        // The tile's columns as fields of their own (column c of the tile = column col0 + c), in shared memory.
-        auto center = [&](uint32_t array) { return CenterView{base + array * A, cs, n, ncols}; };
-        ImplicitDiffusionColumns t = cols;
-        t.T = center(0);
-        t.q = center(1);
-        t.tracer = center(2);
-        t.u = center(3);
-        t.v = center(4);
-        CenterView const rho = center(5), exner = center(6);
-        FaceView const rhoK{base + 7 * A, fs, n + 1, ncols};
-        t.rho = CenterConst{rho.data, cs, n, ncols};
-        t.exner = CenterConst{exner.data, cs, n, ncols};
-        t.rhoK = FaceConst{rhoK.data, fs, n + 1, ncols};
-        t.a = center(8);
-        t.inverse = center(9);
-        t.cPrime = center(10);
-        t.heatFlux = cols.heatFlux + col0;
-        t.moistureFlux = cols.moistureFlux + col0;
-        t.tracerFlux = cols.tracerFlux + col0;
-        t.noFlux = cols.noFlux + col0;
-        // The winds' matrix has its own elimination over a no-slip ground, else the scalars'. A job takes a copy of
-        // `t` with the scratch it uses (a view chosen at run time between two local structs would put both in local
-        // memory on a GPU).
-        auto matrix = [&](bool winds) {
-            ImplicitDiffusionColumns m = t;
-            if (winds && cols.noSlip) {
-                m.a = center(11);
-                m.inverse = center(12);
-                m.cPrime = center(13);
-            }
-            return m;
-        };
-        // f(tile view, field view) for each diffused field
-        auto diffused = [&](auto const& f) {
-            f(t.T, cols.T);
-            f(t.q, cols.q);
-            f(t.tracer, cols.tracer);
-            f(t.u, cols.u);
-            f(t.v, cols.v);
-        };
-        // (column, level) pairs in address order: lockstep::forEachInRange2D, then syncInterdependent2D, whose sync
-        // closes both loops before anything reads what they wrote
-        lockstep::forEachInRange2D(ctx.worker(), ncols, n, [&](uint32_t c, uint32_t k) {
+        auto array = [&](uint32_t i) { return CenterView{base + i * stride, cs, n, ncols}; };
+        bool const windsOwn = f.windsOwnMatrix();
+        uint32_t const rhs0 = windsOwn ? 6u : 3u; // the right-hand sides' first array
+        uint32_t const matrices = windsOwn ? 2u : 1u;
+        double const dt = f.dt;
+
+        // Rows and right-hand sides. All the values of a point first, then their stores: loads shared by the
+        // expressions (rho0 K, the grid's spacings) are then not reloaded after a store to the tile's arrays.
+        auto rowsAt = [&](uint32_t c, uint32_t k, auto interior) {
+            constexpr bool in = decltype(interior)::value;
             uint32_t const col = col0 + c;
-            diffused([&](CenterView in, CenterView field) { in(c, k) = field(col, k); });
-            rho(c, k) = cols.rho(col, k);
-            exner(c, k) = cols.exner(col, k);
-        });
-        ctx.syncInterdependent2D(ncols, n + 1, [&](uint32_t c, uint32_t k) { rhoK(c, k) = cols.rhoK(col0 + c, k); });
-        uint32_t const matrices = cols.windsOwnMatrix() ? 2u : 1u;
-        ctx.syncInterdependent([&](uint32_t i) {
-            for (uint32_t job = i; job < matrices * ncols; job += W)
-                matrix(job >= ncols).factorColumn(job % ncols, job >= ncols);
-        });
-        ctx.syncInterdependent([&](uint32_t i) {
-            for (uint32_t job = i; job < 5 * ncols; job += W) {
-                uint32_t const variable = job / ncols;
-                if (cols.diffuses(variable)) matrix(variable >= 3).solveVariable(job % ncols, variable);
+            double const rho = f.rho(col, k);
+            ops::TridiagonalRow<double> const s = ops::tridiagonalRowAt<in>(scalarMatrix, f.grid, col, k);
+            ops::TridiagonalRow<double> w{};
+            if (windsOwn) w = ops::tridiagonalRowAt<in>(windMatrix, f.grid, col, k);
+            double const r0 = f.diffuses(0) ? dt * ops::valueAt<in>(heat, f.grid, col, k) : 0.0;
+            double const r1 = f.diffuses(1) ? dt * ops::valueAt<in>(moisture, f.grid, col, k) : 0.0;
+            double const r2 = f.diffuses(2) ? dt * ops::valueAt<in>(tracer, f.grid, col, k) : 0.0;
+            double const r3 = f.diffuses(3) ? dt * ops::valueAt<in>(u, f.grid, col, k) : 0.0;
+            double const r4 = f.diffuses(4) ? dt * ops::valueAt<in>(v, f.grid, col, k) : 0.0;
+            array(0)(c, k) = -dt * s.lower;
+            array(1)(c, k) = rho - dt * s.diagonal;
+            array(2)(c, k) = -dt * s.upper;
+            if (windsOwn) {
+                array(3)(c, k) = -dt * w.lower;
+                array(4)(c, k) = rho - dt * w.diagonal;
+                array(5)(c, k) = -dt * w.upper;
             }
-        });
-        ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) {
-            diffused([&](CenterView in, CenterView field) { field(col0 + c, k) = in(c, k); });
-        });
+            array(rhs0)(c, k) = r0;
+            array(rhs0 + 1)(c, k) = r1;
+            array(rhs0 + 2)(c, k) = r2;
+            array(rhs0 + 3)(c, k) = r3;
+            array(rhs0 + 4)(c, k) = r4;
+        };
+        // Thomas, in place, level k of tile column c: the elimination of matrix m (b -> 1 / pivot, c -> c'), then
+        // the forward substitution of each variable that uses it; backward, the increment and psi0 + dpsi.
+        auto eliminate = [&](uint32_t m, uint32_t c, uint32_t k) {
+            CenterView const a = array(3 * m), b = array(3 * m + 1), cc = array(3 * m + 2);
+            double const inv = k == 0 ? 1.0 / b(c, 0) : 1.0 / (b(c, k) - a(c, k) * cc(c, k - 1));
+            b(c, k) = inv;
+            cc(c, k) = cc(c, k) * inv;
+        };
+        auto matrixOf = [&](uint32_t var) { return var >= 3 && windsOwn ? 1u : 0u; };
+        auto forward = [&](uint32_t var, uint32_t c, uint32_t k) {
+            uint32_t const m = matrixOf(var);
+            CenterView const a = array(3 * m), inv = array(3 * m + 1), x = array(rhs0 + var);
+            x(c, k) = k == 0 ? x(c, 0) * inv(c, 0) : (x(c, k) - a(c, k) * x(c, k - 1)) * inv(c, k);
+        };
+        auto backward = [&](uint32_t var, uint32_t c, uint32_t k) {
+            CenterView const cp = array(3 * matrixOf(var) + 2), x = array(rhs0 + var);
+            if (k + 1 < n) x(c, k) = x(c, k) - cp(c, k) * x(c, k + 1);
+        };
+        auto update = [&](uint32_t c, uint32_t k) {
+            uint32_t const col = col0 + c;
+            if (f.diffuses(0)) {
+                double const exner = f.exner(col, k);
+                f.T(col, k) = (f.T(col, k) / exner + array(rhs0)(c, k)) * exner;
+            }
+            if (f.diffuses(1)) f.q(col, k) = f.q(col, k) + array(rhs0 + 1)(c, k);
+            if (f.diffuses(2)) f.tracer(col, k) = f.tracer(col, k) + array(rhs0 + 2)(c, k);
+            if (f.diffuses(3)) f.u(col, k) = f.u(col, k) + array(rhs0 + 3)(c, k);
+            if (f.diffuses(4)) f.v(col, k) = f.v(col, k) + array(rhs0 + 4)(c, k);
+        };
+        if constexpr (oneWorker) {
+            // Levels at least `reach` from both ends in a loop of their own, without the boundary branches.
+            constexpr uint32_t reach = maxReach;
+            uint32_t const lo = n > 2 * reach ? reach : n, hi = n > 2 * reach ? n - reach : n;
+            for (uint32_t c = 0; c < ncols; ++c) {
+                for (uint32_t k = 0; k < lo; ++k)
+                    rowsAt(c, k, std::false_type{});
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#pragma GCC ivdep
+#endif
+                for (uint32_t k = lo; k < hi; ++k)
+                    rowsAt(c, k, std::true_type{});
+                for (uint32_t k = hi; k < n; ++k)
+                    rowsAt(c, k, std::false_type{});
+            }
+            // The tile's columns level by level: their dependency chains interleaved.
+            for (uint32_t k = 0; k < n; ++k)
+                for (uint32_t c = 0; c < ncols; ++c) {
+                    for (uint32_t m = 0; m < matrices; ++m)
+                        eliminate(m, c, k);
+                    for (uint32_t var = 0; var < 5; ++var)
+                        if (f.diffuses(var)) forward(var, c, k);
+                }
+            for (uint32_t k = n; k-- > 0;)
+                for (uint32_t c = 0; c < ncols; ++c) {
+                    for (uint32_t var = 0; var < 5; ++var)
+                        if (f.diffuses(var)) backward(var, c, k);
+                    update(c, k);
+                }
+            ctx.worker().sync();
+        } else {
+            ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) { rowsAt(c, k, std::false_type{}); });
+            ctx.syncInterdependent([&](uint32_t i) {
+                for (uint32_t job = i; job < matrices * ncols; job += workers)
+                    for (uint32_t k = 0; k < n; ++k)
+                        eliminate(job / ncols, job % ncols, k);
+            });
+            ctx.syncInterdependent([&](uint32_t i) {
+                for (uint32_t job = i; job < 5 * ncols; job += workers) {
+                    uint32_t const var = job / ncols, c = job % ncols;
+                    if (!f.diffuses(var)) continue;
+                    for (uint32_t k = 0; k < n; ++k)
+                        forward(var, c, k);
+                    for (uint32_t k = n; k-- > 0;)
+                        backward(var, c, k);
+                }
+            });
+            ctx.syncInterdependent2D(ncols, n, update);
+        }
     }
 };
 
-template <class Backend>
-void diffuseImplicitly(Backend const& backend, uint32_t columnCount, ImplicitDiffusionColumns const& cols) {
-    if constexpr (Backend::oneWorkerPerBlock) {
-        constexpr uint32_t group = 4;
-        threaded::threaded(backend, threaded::independent((columnCount + group - 1) / group),
-                           ImplicitDiffusionBody<group>{cols, columnCount});
-    } else {
-        uint32_t const tileColumns = diffusionTileColumns(cols.grid.n());
-        if (tileColumns > 0) {
-            threaded::threaded(
-                backend, threaded::independent((columnCount + tileColumns - 1) / tileColumns),
-                threaded::interdependent<diffusionTileWorkers>(
-                    threaded::sharedBytesFor<double, diffusionTileArrayStride>(diffusionTileArrays(cols.noSlip))),
-                ImplicitDiffusionTiles{cols, columnCount, tileColumns});
-        } else {
-            threaded::threaded(backend, threaded::independent(columnCount),
-                               ImplicitDiffusionBody<1>{cols, columnCount});
-        }
+namespace detail {
+
+template <class Backend, class SM, class WM, class H, class S, class W>
+void launchImplicitDiffusion(Backend const& backend, uint32_t columnCount, ImplicitDiffusionFields const& f,
+                             SM const& scalarMatrix, WM const& windMatrix, H const& heat, S const& moisture,
+                             S const& tracer, W const& u, W const& v) {
+    uint32_t const n = f.grid.n();
+    uint32_t const tileColumns = diffusionTileColumns(n);
+    std::size_t const bytes = std::size_t{diffusionTileArrays(f.noSlip)} * diffusionTileArrayStride(n) * sizeof(double);
+    if constexpr (Backend::isGpu) {
+        std::size_t const limit = core::sharedMemoryPerBlock(backend);
+        if (bytes > limit)
+            throw Error("implicit diffusion: a column of " + std::to_string(n) + " levels needs " +
+                        std::to_string(bytes) + " bytes of shared memory a block; the device gives " +
+                        std::to_string(limit));
     }
+    ImplicitDiffusionTiles<SM, WM, H, S, W> const body{f, scalarMatrix, windMatrix, heat, moisture, tracer, u,
+                                                       v, columnCount};
+    auto const tiles = threaded::independent((columnCount + tileColumns - 1) / tileColumns);
+    if constexpr (Backend::oneWorkerPerBlock)
+        threaded::threaded(backend, tiles, threaded::interdependent<1>(bytes), body);
+    else
+        threaded::threaded(backend, tiles, threaded::interdependent<diffusionTileWorkers>(bytes), body);
+}
+
+} // namespace detail
+
+// One backward-Euler step of the diffused variables of `f` over `columnCount` columns.
+template <class Backend>
+void diffuseImplicitly(Backend const& backend, uint32_t columnCount, ImplicitDiffusionFields const& f) {
+    if (columnCount == 0 || f.grid.n() == 0) return;
+    using Leaf = ops::FieldLeaf<double, ops::Center>;
+    ops::FieldLeaf<double, ops::Face> const rhoK{{}, f.rhoK};
+    Leaf const T{{}, CenterConst{f.T.data, f.T.stride, f.T.levels, f.T.columns}};
+    Leaf const exner{{}, f.exner};
+    auto leaf = [](CenterView v) { return Leaf{{}, CenterConst{v.data, v.stride, v.levels, v.columns}}; };
+    auto flux = [](double const* negated) { return ops::ColumnValues<double>{negated}; };
+    auto const scalarMatrix = fluxMixing(rhoK, ops::seeded<3, ops::Center>(), 0.0);
+    auto const heat = fluxMixing(rhoK, T / exner, flux(f.negHeatFlux));
+    auto const moisture = fluxMixing(rhoK, leaf(f.q), flux(f.negMoistureFlux));
+    auto const tracer = fluxMixing(rhoK, leaf(f.tracer), flux(f.negTracerFlux));
+    if (f.noSlip)
+        detail::launchImplicitDiffusion(backend, columnCount, f, scalarMatrix,
+                                        noSlipMixing(rhoK, ops::seeded<3, ops::Center>()), heat, moisture, tracer,
+                                        noSlipMixing(rhoK, leaf(f.u)), noSlipMixing(rhoK, leaf(f.v)));
+    else
+        detail::launchImplicitDiffusion(backend, columnCount, f, scalarMatrix, scalarMatrix, heat, moisture, tracer,
+                                        fluxMixing(rhoK, leaf(f.u), flux(f.noFlux)),
+                                        fluxMixing(rhoK, leaf(f.v), flux(f.noFlux)));
 }
 
 } // namespace strata::app

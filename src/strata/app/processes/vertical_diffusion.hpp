@@ -226,9 +226,7 @@ public:
           m_rhoK(env.grid(), env.columns(), env.space()), m_heat(env.columns(), env.space()),
           m_moisture(env.columns(), env.space()), m_tracer(env.columns(), env.space()),
           m_negHeat(env.columns(), env.space()), m_negMoisture(env.columns(), env.space()),
-          m_negTracer(env.columns(), env.space()), m_noFlux(env.columns(), env.space()),
-          m_a(env.grid(), env.columns(), env.space()), m_inverse(env.grid(), env.columns(), env.space()),
-          m_cPrime(env.grid(), env.columns(), env.space()) {
+          m_negTracer(env.columns(), env.space()), m_noFlux(env.columns(), env.space()) {
         std::fill(m_noFlux.host().begin(), m_noFlux.host().end(), 0.0);
         m_noFlux.toDevice();
         if (mixingSolvesCoriolis(cfg)) m_winds = std::make_unique<WindsWithCoriolis>(cfg, env);
@@ -304,19 +302,17 @@ public:
 
     void addTendencies(StepContext<Backend>& ctx, Prognostics const& u, Prognostics& t, double) override {
         if (m_cfg.mode != DiffusionMode::Explicit) return;
-        auto const grad = ops::GradientC2F{ops::SetGradient{0.0}, ops::SetGradient{0.0}};
-        // The bottom face carries rho K dpsi/dz = -rho F (F the upward surface flux), the top face none.
-        auto div = [](core::Buffer<double> const& negatedSurfaceFlux) {
-            return ops::DivergenceF2C{ops::SetValue{ops::ColumnValues<double>{negatedSurfaceFlux.device()}},
-                                      ops::SetValue{0.0}};
-        };
+        // The bottom face carries rho K dpsi/dz = -rho F (F the upward surface flux), the top face none: the operator
+        // the implicit mode solves (app/model/implicit_diffusion.hpp), divided by rho0.
+        auto flux = [](core::Buffer<double> const& negated) { return ops::ColumnValues<double>{negated.device()}; };
         if (isOn(m_cfg.heat))
-            ops::evaluateAdd(ctx.backend, t.T, m_exner * (div(m_negHeat)(m_rhoK * grad(u.T / m_exner)) / m_rho),
+            ops::evaluateAdd(ctx.backend, t.T, m_exner * (fluxMixing(m_rhoK, u.T / m_exner, flux(m_negHeat)) / m_rho),
                              ctx.engine);
         if (isOn(m_cfg.moisture))
-            ops::evaluateAdd(ctx.backend, t.q, div(m_negMoisture)(m_rhoK * grad(u.q)) / m_rho, ctx.engine);
+            ops::evaluateAdd(ctx.backend, t.q, fluxMixing(m_rhoK, u.q, flux(m_negMoisture)) / m_rho, ctx.engine);
         if (isOn(m_cfg.tracer))
-            ops::evaluateAdd(ctx.backend, t.tracer, div(m_negTracer)(m_rhoK * grad(u.tracer)) / m_rho, ctx.engine);
+            ops::evaluateAdd(ctx.backend, t.tracer, fluxMixing(m_rhoK, u.tracer, flux(m_negTracer)) / m_rho,
+                             ctx.engine);
         auto momentum = [&](CenterField const& x, CenterField& tx) {
             if (noSlip())
                 ops::evaluateAdd(ctx.backend, tx, windMixingNoSlip(x), ctx.engine);
@@ -329,7 +325,8 @@ public:
     }
 
     // Backward Euler for T (through theta = T / exner0), q, tracer, u and v, in one kernel
-    // (app/model/implicit_diffusion.hpp: the matrix is built and factored once per column and ground condition).
+    // (app/model/implicit_diffusion.hpp: the matrix rows and right-hand sides from the operator's expression, a matrix
+    // factored once per column and ground condition).
     void implicitStep(StepContext<Backend>& ctx, Prognostics& u) override {
         if (m_cfg.mode != DiffusionMode::Implicit) return;
         // The winds go to their own solve where the Coriolis force is solved with them.
@@ -337,12 +334,11 @@ public:
         uint32_t const diffused = (isOn(m_cfg.heat) ? 1u : 0u) | (isOn(m_cfg.moisture) ? 2u : 0u) |
                                   (isOn(m_cfg.tracer) ? 4u : 0u) | (windsHere ? 24u : 0u);
         diffuseImplicitly(ctx.backend, ctx.columns,
-                          ImplicitDiffusionColumns{u.T.view(), u.q.view(), u.tracer.view(), u.u.view(), u.v.view(),
-                                                   std::as_const(m_rho).view(), std::as_const(m_exner).view(),
-                                                   std::as_const(m_rhoK).view(), m_heat.device(), m_moisture.device(),
-                                                   m_tracer.device(), m_noFlux.device(), m_a.view(), m_inverse.view(),
-                                                   m_cPrime.view(), ctx.grid->view(Backend::memSpace), ctx.dt, noSlip(),
-                                                   diffused});
+                          ImplicitDiffusionFields{u.T.view(), u.q.view(), u.tracer.view(), u.u.view(), u.v.view(),
+                                                  std::as_const(m_rho).view(), std::as_const(m_exner).view(),
+                                                  std::as_const(m_rhoK).view(), m_negHeat.device(),
+                                                  m_negMoisture.device(), m_negTracer.device(), m_noFlux.device(),
+                                                  ctx.grid->view(Backend::memSpace), ctx.dt, noSlip(), diffused});
         if (m_winds) solveWindsWithCoriolis(ctx, u);
     }
 
@@ -410,16 +406,11 @@ private:
     // explicit tendency and the implicit solve with the Coriolis force take the same expression.
     template <class X>
     auto windMixingNoSlip(X const& x) const {
-        auto const grad = ops::GradientC2F{ops::SetValue{0.0}, ops::SetGradient{0.0}};
-        auto const div = ops::DivergenceF2C{ops::NoBC{}, ops::SetValue{0.0}};
-        return div(m_rhoK * grad(x)) / m_rho;
+        return noSlipMixing(m_rhoK, x) / m_rho;
     }
     template <class X>
     auto windMixingFreeSlip(X const& x) const {
-        auto const grad = ops::GradientC2F{ops::SetGradient{0.0}, ops::SetGradient{0.0}};
-        auto const div =
-            ops::DivergenceF2C{ops::SetValue{ops::ColumnValues<double>{m_noFlux.device()}}, ops::SetValue{0.0}};
-        return div(m_rhoK * grad(x)) / m_rho;
+        return fluxMixing(m_rhoK, x, ops::ColumnValues<double>{m_noFlux.device()}) / m_rho;
     }
 
     void setDiffusivity(StepContext<Backend>& ctx) {
@@ -454,8 +445,7 @@ private:
     FaceField m_rhoK;
     core::Buffer<double> m_heat, m_moisture, m_tracer; // rho_face F at the surface (kinematic flux times density)
     core::Buffer<double> m_negHeat, m_negMoisture, m_negTracer;
-    core::Buffer<double> m_noFlux;        // zeros: no flux through the bottom face (winds over a free-slip ground)
-    CenterField m_a, m_inverse, m_cPrime; // the implicit solve's elimination, per column
+    core::Buffer<double> m_noFlux; // zeros: no flux through the bottom face (winds over a free-slip ground)
 
     // The winds' block system with the Coriolis force (mixingSolvesCoriolis): f per column, the geostrophic wind, and
     // the fields of the block bands (A and C are multiples of the identity: their off-diagonal entries `zero`) and the
