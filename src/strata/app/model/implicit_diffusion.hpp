@@ -183,21 +183,11 @@ struct ImplicitDiffusionTiles {
             if (f.diffuses(3)) f.u(col, k) = f.u(col, k) + array(rhs0 + 3)(c, k);
             if (f.diffuses(4)) f.v(col, k) = f.v(col, k) + array(rhs0 + 4)(c, k);
         };
+        // Levels at least `reach` from both ends without the boundary branches (in a loop of their own with one worker
+        // per block), as the engines walk them.
+        ops::detail::forEachColumnLevel<static_cast<int>(maxReach)>(ctx.worker(), true, ncols, 0u, n, n, rowsAt);
+        ctx.worker().sync();
         if constexpr (oneWorker) {
-            // Levels at least `reach` from both ends in a loop of their own, without the boundary branches.
-            constexpr uint32_t reach = maxReach;
-            uint32_t const lo = n > 2 * reach ? reach : n, hi = n > 2 * reach ? n - reach : n;
-            for (uint32_t c = 0; c < ncols; ++c) {
-                for (uint32_t k = 0; k < lo; ++k)
-                    rowsAt(c, k, std::false_type{});
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#pragma GCC ivdep
-#endif
-                for (uint32_t k = lo; k < hi; ++k)
-                    rowsAt(c, k, std::true_type{});
-                for (uint32_t k = hi; k < n; ++k)
-                    rowsAt(c, k, std::false_type{});
-            }
             // The tile's columns level by level: their dependency chains interleaved.
             for (uint32_t k = 0; k < n; ++k)
                 for (uint32_t c = 0; c < ncols; ++c) {
@@ -214,7 +204,6 @@ struct ImplicitDiffusionTiles {
                 }
             ctx.worker().sync();
         } else {
-            ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) { rowsAt(c, k, std::false_type{}); });
             ctx.syncInterdependent([&](uint32_t i) {
                 for (uint32_t job = i; job < matrices * ncols; job += workers)
                     for (uint32_t k = 0; k < n; ++k)
