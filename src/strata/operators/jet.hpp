@@ -6,15 +6,18 @@
 //   // r.lower, r.diagonal, r.upper: d e[k] / d x[k-1], d x[k], d x[k+1] in column col; r.value: e[k] at x
 //   double v = ops::valueAt(div(rhoK * grad(x)), grid, col, k);               // the plain expression at one point
 //
-// seeded<W>(x) is a leaf whose values are Jet<T, W>: x's value and W derivative components, the one of level l being
-// component l mod W, set to 1. Evaluated through the expression's own operations (the operators and + - * / take
-// jets as they take Dual, matrix.hpp), row k carries, in component j, the sum of the derivatives with respect to the
-// levels l = j (mod W) it reads. Where those levels span at most W (every row reads x only at k - 1 .. k + 1 for
-// W = 3), each component is one entry of the row, and tridiagonalRowAt reads the row's three. This is the caller's
-// claim, not the type's: the static read band (matrix.hpp, readBandOf) counts boundary stencils a given choice of
-// boundary conditions never takes (div(K grad x) with SetValue fluxes reads -1 .. 1, its read band says -2 .. 2), and
-// a W narrower than what a row reads sums two entries into one component. tests/operators/test_jet.cpp checks the rows
-// against matrixOf's (which probes the whole read band), and shows a narrow W on a pentadiagonal expression failing.
+// seeded<W>(x) is a leaf whose values are Jet<T, W>: x's value and W derivative components. Evaluated for row k
+// (tridiagonalRowAt), level l is seeded in component (l - k + W / 2) mod W: the row's own level in the middle, k - 1
+// and k + 1 beside it; elsewhere (an engine evaluating the jets into a field) in component l mod W. Through the
+// expression's own operations (the operators and + - * / take jets as they take Dual, matrix.hpp), the row carries,
+// in each component, the sum of the derivatives with respect to the levels of that class it reads. Where those levels
+// span at most W (every row reads x only at k - 1 .. k + 1 for W = 3), each component is one entry of the row, and
+// tridiagonalRowAt reads the row's three. This is the caller's claim, not the type's: the static read band
+// (matrix.hpp, readBandOf) counts boundary stencils a given choice of boundary conditions never takes (div(K grad x)
+// with SetValue fluxes reads -1 .. 1, its read band says -2 .. 2), and a W narrower than what a row reads sums two
+// entries into one component. tests/operators/test_jet.cpp checks the rows against matrixOf's (which probes the whole
+// read band), and shows a narrow W on a pentadiagonal expression failing. Seeded relative to the row, the seeds are
+// constants once the operators are inlined, and the row's entries are fixed components: no selects at run time.
 //
 // The value part is the plain evaluation's: every operation on a jet does the plain operation on the values, so
 // r.value has the bits of valueAt at the same x. The derivatives are the chain rule's, not differences of two
@@ -30,6 +33,7 @@
 #include <strata/operators/expr.hpp>
 #include <strata/operators/grid.hpp>
 #include <strata/operators/matrix.hpp>
+#include <strata/operators/stencils.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -144,6 +148,13 @@ template <class T, uint32_t W>
 STRATA_HD Jet<T, W> operator/(T a, Jet<T, W> const& b) {
     return Jet<T, W>(a) / b;
 }
+namespace detail {
+template <class T, uint32_t W>
+struct CoefficientOf<Jet<T, W>> {
+    using type = T;
+};
+} // namespace detail
+
 // Comparisons act on the values (the branch taken carries its derivative).
 #define STRATA_JET_COMPARE(OP)                                                                                         \
     template <class T, uint32_t W>                                                                                     \
@@ -165,8 +176,8 @@ STRATA_JET_COMPARE(>=)
 STRATA_JET_COMPARE(==)
 #undef STRATA_JET_COMPARE
 
-// x's values, seeded: at level l, x's value and derivative component l mod W set to 1 (the others 0). X is a field
-// leaf or stencil-free arithmetic of leaves (theta = T / exner: seeded<3>(T / exner)).
+// x's values, seeded: at level l, x's value and one derivative component set to 1 (the others 0; which one: above).
+// X is a field leaf or stencil-free arithmetic of leaves (theta = T / exner: seeded<3>(T / exner)).
 template <uint32_t W, class X>
 struct SeededLeaf : LeafBase<SeededLeaf<W, X>> {
     static_assert(X::depth == 0 && X::slots == 0, "seeded<W>(x): x must be a field or stencil-free arithmetic");
@@ -179,11 +190,27 @@ struct SeededLeaf : LeafBase<SeededLeaf<W, X>> {
         using T = typename X::Value;
         Value r;
         r.v = x.eval(ctx, k);
-        // Selects, not r.d[k % W] = 1: an index known only at run time would keep the jet in memory, not registers.
-        uint32_t const j = static_cast<uint32_t>(k % W);
+        // Selects, not r.d[j] = 1: an index known only at run time would keep the jet in memory, not registers.
+        uint32_t const j = component(ctx, k);
         for (uint32_t i = 0; i < W; ++i)
             r.d[i] = i == j ? T(1) : T(0);
         return r;
+    }
+
+private:
+    // Level k's component. Evaluated for one row (tridiagonalRowAt's context names it), relative to that row: the
+    // row's own level in component W / 2, its neighbours beside it, levels further away wrapped modulo W (the same
+    // classes as k mod W, so the same sums). The offset from the row is known where the operators are inlined, and the
+    // seeds are constants there. Without a row: k mod W.
+    template <class Ctx>
+    STRATA_HD static uint32_t component(Ctx const& ctx, Level k) {
+        if constexpr (requires { ctx.row; }) {
+            int64_t const offset = static_cast<int64_t>(k) - static_cast<int64_t>(ctx.row) + int64_t{W / 2};
+            int64_t const wrapped = offset % int64_t{W};
+            return static_cast<uint32_t>(wrapped < 0 ? wrapped + int64_t{W} : wrapped);
+        } else {
+            return static_cast<uint32_t>(k % W);
+        }
     }
 };
 
@@ -236,25 +263,27 @@ STRATA_HD auto valueAt(E const& e, GridView const& grid, uint32_t col, uint32_t 
     return e.eval(detail::DirectCtx<Interior>{grid, col}, Level{k});
 }
 
+namespace detail {
+// The Direct engine's context for the evaluation of one row: seeded leaves seed relative to `row`.
+template <bool Interior>
+struct RowCtx : DirectCtx<Interior> {
+    uint32_t row;
+};
+} // namespace detail
+
 // Row k of column col of e's Jacobian with respect to its seeded leaf, and e's value there (see the top).
 template <bool Interior = false, class E>
 STRATA_HD auto tridiagonalRowAt(E const& e, GridView const& grid, uint32_t col, uint32_t k) {
-    auto const r = valueAt<Interior>(e, grid, col, k);
+    auto const r = e.eval(detail::RowCtx<Interior>{{grid, col}, k}, Level{k});
     using R = std::remove_cvref_t<decltype(r)>;
     using T = decltype(r.v);
     constexpr uint32_t w = sizeof(r.d) / sizeof(r.d[0]);
     static_assert(std::is_same_v<R, Jet<T, w>>, "tridiagonalRowAt: the expression must read a seeded<W> leaf");
     static_assert(w >= 3, "tridiagonalRowAt: a tridiagonal row needs seeded<W> with W >= 3");
     uint32_t const n = std::is_same_v<typename E::Stagger, Face> ? grid.n() + 1 : grid.n();
-    uint32_t const j = k % w, below = j == 0 ? w - 1 : j - 1, above = j + 1 == w ? 0 : j + 1;
-    // The components by selects (see SeededLeaf::eval).
-    auto component = [&](uint32_t c) {
-        T x = r.d[0];
-        for (uint32_t i = 1; i < w; ++i)
-            x = i == c ? r.d[i] : x;
-        return x;
-    };
-    return TridiagonalRow<T>{k > 0 ? component(below) : T(0), component(j), k + 1 < n ? component(above) : T(0), r.v};
+    // Seeded relative to row k (SeededLeaf): level k in component w / 2, k - 1 and k + 1 beside it.
+    return TridiagonalRow<T>{Interior || k > 0 ? r.d[w / 2 - 1] : T(0), r.d[w / 2],
+                             Interior || k + 1 < n ? r.d[w / 2 + 1] : T(0), r.v};
 }
 
 } // namespace strata::ops

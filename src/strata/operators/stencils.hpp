@@ -22,6 +22,16 @@
 namespace strata::ops {
 
 namespace detail {
+// A grid spacing or constant factor as it multiplies a value of type V: V itself, except where V carries derivatives
+// (ops::Jet, jet.hpp), whose product with a plain number scales them without the product rule's zero term.
+template <class V>
+struct CoefficientOf {
+    using type = V;
+};
+template <class V>
+STRATA_HD typename CoefficientOf<V>::type coefficient(double x) {
+    return typename CoefficientOf<V>::type(x);
+}
 template <class V>
 STRATA_HD V absVal(V x) {
     return x < V(0) ? -x : x;
@@ -30,7 +40,7 @@ STRATA_HD V absVal(V x) {
 template <class V>
 STRATA_HD V upwindProduct(V w, V xL, V xR) {
     V const aw = absVal(w);
-    return ((w + aw) * xL + (w - aw) * xR) * V(0.5);
+    return ((w + aw) * xL + (w - aw) * xR) * detail::coefficient<V>(0.5);
 }
 template <class V>
 STRATA_HD V minVal(V a, V b) {
@@ -50,7 +60,7 @@ STRATA_HD V minVal(V a, V b) {
 template <class V>
 STRATA_HD V korenHalfSlope(V dm, V dp) {
     V const adm = absVal(dm), adp = absVal(dp);
-    V const m = minVal(minVal(adp, (adm + V(2) * adp) * V(1.0 / 6.0)), adm);
+    V const m = minVal(minVal(adp, (adm + detail::coefficient<V>(2) * adp) * detail::coefficient<V>(1.0 / 6.0)), adm);
     V const s = dm > V(0) ? m : -m;
     return dm * dp > V(0) ? s : V(0);
 }
@@ -83,7 +93,7 @@ struct InterpolateC2F {
                 if constexpr (isSetValue<Bottom>)
                     return bcValue<V>(op.bottom.value, ctx.col);
                 else if constexpr (isSetGradient<Bottom>)
-                    return a(0) - bcValue<V>(op.bottom.value, ctx.col) * V(ctx.grid.dzFace[0]);
+                    return a(0) - bcValue<V>(op.bottom.value, ctx.col) * detail::coefficient<V>(ctx.grid.dzFace[0]);
                 else
                     return a(0);
             }
@@ -91,12 +101,13 @@ struct InterpolateC2F {
                 if constexpr (isSetValue<Top>)
                     return bcValue<V>(op.top.value, ctx.col);
                 else if constexpr (isSetGradient<Top>)
-                    return a(n - 1) + bcValue<V>(op.top.value, ctx.col) * V(ctx.grid.dzFace[n]);
+                    return a(n - 1) + bcValue<V>(op.top.value, ctx.col) * detail::coefficient<V>(ctx.grid.dzFace[n]);
                 else
                     return a(n - 1);
             }
         }
-        return a(k - 1) * V(ctx.grid.interpBelow[k]) + a(k) * V(ctx.grid.interpAbove[k]);
+        return a(k - 1) * detail::coefficient<V>(ctx.grid.interpBelow[k]) +
+               a(k) * detail::coefficient<V>(ctx.grid.interpAbove[k]);
     }
 };
 
@@ -111,7 +122,7 @@ struct InterpolateF2C {
     template <class Ctx, class Op, class A>
     STRATA_HD static auto apply(Ctx const&, Level k, Op const&, A const& a) {
         using V = decltype(a(0));
-        return (a(k) + a(k + 1)) * V(0.5);
+        return (a(k) + a(k + 1)) * detail::coefficient<V>(0.5);
     }
 };
 
@@ -203,18 +214,18 @@ struct DifferenceC2F {
             uint32_t const n = ctx.grid.n();
             if (k == 0) {
                 if constexpr (isSetValue<typename Op::Bottom>)
-                    return (a(0) - bcValue<V>(op.bottom.value, ctx.col)) * V(ctx.grid.rdzFace[0]);
+                    return (a(0) - bcValue<V>(op.bottom.value, ctx.col)) * detail::coefficient<V>(ctx.grid.rdzFace[0]);
                 else
                     return bcValue<V>(op.bottom.value, ctx.col);
             }
             if (k == n) {
                 if constexpr (isSetValue<typename Op::Top>)
-                    return (bcValue<V>(op.top.value, ctx.col) - a(n - 1)) * V(ctx.grid.rdzFace[n]);
+                    return (bcValue<V>(op.top.value, ctx.col) - a(n - 1)) * detail::coefficient<V>(ctx.grid.rdzFace[n]);
                 else
                     return bcValue<V>(op.top.value, ctx.col);
             }
         }
-        return (a(k) - a(k - 1)) * V(ctx.grid.rdzFace[k]);
+        return (a(k) - a(k - 1)) * detail::coefficient<V>(ctx.grid.rdzFace[k]);
     }
 };
 
@@ -232,7 +243,7 @@ struct DifferenceF2C {
         using V = decltype(a(0));
         using Bottom = typename Op::Bottom;
         using Top = typename Op::Top;
-        auto interior = [&](Level c) { return (a(c + 1) - a(c)) * V(ctx.grid.rdzCenter[c]); };
+        auto interior = [&](Level c) { return (a(c + 1) - a(c)) * detail::coefficient<V>(ctx.grid.rdzCenter[c]); };
         if constexpr (!Ctx::interior) {
             uint32_t const n = ctx.grid.n();
             if (k == 0) {
@@ -241,14 +252,16 @@ struct DifferenceF2C {
                     if constexpr (isSetValue<Top>) {
                         if (n == 1) upper = bcValue<V>(op.top.value, ctx.col);
                     }
-                    return (upper - bcValue<V>(op.bottom.value, ctx.col)) * V(ctx.grid.rdzCenter[0]);
+                    return (upper - bcValue<V>(op.bottom.value, ctx.col)) *
+                           detail::coefficient<V>(ctx.grid.rdzCenter[0]);
                 } else if constexpr (isExtrapolate<Bottom>) {
                     if (n > 1) return interior(1);
                 }
             }
             if (k == n - 1) {
                 if constexpr (isSetValue<Top>)
-                    return (bcValue<V>(op.top.value, ctx.col) - a(n - 1)) * V(ctx.grid.rdzCenter[k]);
+                    return (bcValue<V>(op.top.value, ctx.col) - a(n - 1)) *
+                           detail::coefficient<V>(ctx.grid.rdzCenter[k]);
                 else if constexpr (isExtrapolate<Top>) {
                     if (n > 1) return interior(n - 2);
                 }
@@ -328,8 +341,9 @@ struct Upwind3rdOrderBiasedProductC2F {
         V const wk = w(k);
         if (Ctx::interior || (k >= 2 && k + 2 <= n)) {
             V const xm = x(k - 2), x0 = x(k - 1), xp = x(k), xpp = x(k + 1);
-            return (wk * (V(7) * (xp + x0) - (xpp + xm)) - detail::absVal(wk) * (V(3) * (xp - x0) - (xpp - xm))) *
-                   V(1.0 / 12.0);
+            return (wk * (detail::coefficient<V>(7) * (xp + x0) - (xpp + xm)) -
+                    detail::absVal(wk) * (detail::coefficient<V>(3) * (xp - x0) - (xpp - xm))) *
+                   detail::coefficient<V>(1.0 / 12.0);
         }
         auto const fromTop = [&](uint32_t j) { return x(n - 1 - j); };
         if (k == 0) return boundary<Bottom>(wk, 0, n, x, false);
@@ -350,12 +364,17 @@ private:
     STRATA_HD static V boundary(V wk, uint32_t d, uint32_t n, Xa const& x, bool mirrored) {
         if (d == 0) {
             if constexpr (isThirdOrderOneSided<B>) {
-                if (n >= 3) return wk * ((V(11) * x(0) - V(7) * x(1) + V(2) * x(2)) * V(1.0 / 6.0));
+                if (n >= 3)
+                    return wk * ((detail::coefficient<V>(11) * x(0) - detail::coefficient<V>(7) * x(1) +
+                                  detail::coefficient<V>(2) * x(2)) *
+                                 detail::coefficient<V>(1.0 / 6.0));
             }
             return wk * V(x(0));
         }
         if constexpr (isThirdOrderOneSided<B>) {
-            if (n >= 3) return wk * ((V(2) * x(0) + V(5) * x(1) - x(2)) * V(1.0 / 6.0));
+            if (n >= 3)
+                return wk * ((detail::coefficient<V>(2) * x(0) + detail::coefficient<V>(5) * x(1) - x(2)) *
+                             detail::coefficient<V>(1.0 / 6.0));
         }
         V const xOut = x(0), xIn = x(1);
         return mirrored ? detail::upwindProduct<V>(wk, xIn, xOut) : detail::upwindProduct<V>(wk, xOut, xIn);
@@ -414,20 +433,20 @@ struct AdvectionC2C {
         bool haveLower = true, haveUpper = true;
         V lower = V(0), upper = V(0);
         if (Ctx::interior || k > 0) {
-            lower = w(k) * (xk - x(k - 1)) * V(ctx.grid.rdzFace[k]);
+            lower = w(k) * (xk - x(k - 1)) * detail::coefficient<V>(ctx.grid.rdzFace[k]);
         } else if constexpr (isSetValue<typename Op::Bottom>) {
-            lower = w(0) * (xk - bcValue<V>(op.bottom.value, ctx.col)) * V(ctx.grid.rdzFace[0]);
+            lower = w(0) * (xk - bcValue<V>(op.bottom.value, ctx.col)) * detail::coefficient<V>(ctx.grid.rdzFace[0]);
         } else {
             haveLower = false;
         }
         if (Ctx::interior || k + 1 < n) {
-            upper = w(k + 1) * (x(k + 1) - xk) * V(ctx.grid.rdzFace[k + 1]);
+            upper = w(k + 1) * (x(k + 1) - xk) * detail::coefficient<V>(ctx.grid.rdzFace[k + 1]);
         } else if constexpr (isSetValue<typename Op::Top>) {
-            upper = w(n) * (bcValue<V>(op.top.value, ctx.col) - xk) * V(ctx.grid.rdzFace[n]);
+            upper = w(n) * (bcValue<V>(op.top.value, ctx.col) - xk) * detail::coefficient<V>(ctx.grid.rdzFace[n]);
         } else {
             haveUpper = false;
         }
-        if (haveLower && haveUpper) return (lower + upper) * V(0.5);
+        if (haveLower && haveUpper) return (lower + upper) * detail::coefficient<V>(0.5);
         if (haveLower) return lower;
         return upper; // 0 when neither side exists (one cell, Extrapolate at both ends)
     }

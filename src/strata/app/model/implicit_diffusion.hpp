@@ -16,16 +16,18 @@
 // ulps a step. Heat is diffused as theta = T / exner0 (T1 = (T0 / exner0 + dtheta) exner0).
 //
 // Per point the kernel evaluates, with the Direct engine's code (ops::tridiagonalRowAt, ops::valueAt: operators/
-// jet.hpp): the row of J from D applied to a seeded leaf (one evaluation in three-component jets gives the three
-// entries), and D at each variable's state. The scalars share one matrix (their boundary conditions differ only in
-// the flux, which is not in J); the winds another over a no-slip ground, else the scalars'. A matrix is factored once
-// (Thomas: the pivots' reciprocals and c') and every variable that shares it is swept through the factors.
+// jet.hpp): D at the seeded theta in three-component jets, which gives the row of J and D(theta) in one evaluation,
+// and D at each other variable's state. The scalars share that matrix (their boundary conditions differ only in the
+// flux, which is not in J); the winds have another over a no-slip ground (with D(u) from its evaluation), else they
+// share the scalars'. A matrix is factored once (Thomas: the pivots' reciprocals and c') and every variable that
+// shares it is swept through the factors.
 //
 // A block takes a tile of neighbouring columns with its arrays in shared memory (on the CPU backends, a buffer per
-// thread that stays in L1): the rows and right-hand sides (value a worker, side by side in address order), the
-// elimination (a worker per column and matrix), the sweeps (a worker per column and variable), and psi0 + dpsi back to
-// the fields (value a worker). With one worker per block (CPU) a phase walks the tile's columns level by level, their
-// dependency chains interleaved. Every value is computed by the same operations on every backend: the same bits.
+// thread that stays in L1): the rows and right-hand sides (value a worker, side by side in address order; a walk
+// over the tile per expression), the elimination (a worker per column and matrix), the sweeps (a worker per column
+// and variable), and psi0 + dpsi back to the fields (value a worker). With one worker per block (CPU) the elimination
+// and sweeps walk the tile's columns level by level, their dependency chains interleaved, and the update a column at
+// a time. Every value is computed by the same operations on every backend: the same bits.
 #pragma once
 
 #include <strata/app/model/kernels.hpp>
@@ -95,19 +97,19 @@ STRATA_HD inline uint32_t diffusionTileArrayStride(uint32_t levels) {
 // right-hand sides (the sweeps turn them into the increments in place).
 STRATA_HD inline uint32_t diffusionTileArrays(bool noSlip) { return noSlip ? 11u : 8u; }
 
-// The kernel body. ScalarMatrix, WindMatrix: D of a seeded leaf (the rows of J); Heat, Scalar, Wind: D at a state.
-template <class ScalarMatrix, class WindMatrix, class Heat, class Scalar, class Wind>
+// The kernel body. HeatRows: D of the seeded theta, the scalars' rows of J and D(theta); WindRows: D of the seeded u
+// over a no-slip ground, the winds' rows and D(u) (else unused); Scalar, Wind: D at a state.
+template <class HeatRows, class WindRows, class Scalar, class Wind>
 struct ImplicitDiffusionTiles {
     ImplicitDiffusionFields f;
-    ScalarMatrix scalarMatrix;
-    WindMatrix windMatrix;
-    Heat heat;
+    HeatRows heatRows;
+    WindRows windRows;
     Scalar moisture, tracer;
     Wind u, v;
     uint32_t columnCount;
 
-    static constexpr uint32_t maxReach = static_cast<uint32_t>(
-        std::max({ScalarMatrix::reach, WindMatrix::reach, Heat::reach, Scalar::reach, Wind::reach}));
+    static constexpr uint32_t maxReach =
+        static_cast<uint32_t>(std::max({HeatRows::reach, WindRows::reach, Scalar::reach, Wind::reach}));
 
     // (Flattened on the host, as the engines' kernels are: the operators' apply functions inlined into the loops.)
     template <class Ctx>
@@ -126,36 +128,28 @@ struct ImplicitDiffusionTiles {
         uint32_t const matrices = windsOwn ? 2u : 1u;
         double const dt = f.dt;
 
-        // Rows and right-hand sides. All the values of a point first, then their stores: loads shared by the
-        // expressions (rho0 K, the grid's spacings) are then not reloaded after a store to the tile's arrays.
-        auto rowsAt = [&](uint32_t c, uint32_t k, auto interior) {
-            constexpr bool in = decltype(interior)::value;
-            uint32_t const col = col0 + c;
-            double const rho = f.rho(col, k);
-            ops::TridiagonalRow<double> const s = ops::tridiagonalRowAt<in>(scalarMatrix, f.grid, col, k);
-            ops::TridiagonalRow<double> w{};
-            if (windsOwn) w = ops::tridiagonalRowAt<in>(windMatrix, f.grid, col, k);
-            double const r0 = f.diffuses(0) ? dt * ops::valueAt<in>(heat, f.grid, col, k) : 0.0;
-            double const r1 = f.diffuses(1) ? dt * ops::valueAt<in>(moisture, f.grid, col, k) : 0.0;
-            double const r2 = f.diffuses(2) ? dt * ops::valueAt<in>(tracer, f.grid, col, k) : 0.0;
-            double const r3 = f.diffuses(3) ? dt * ops::valueAt<in>(u, f.grid, col, k) : 0.0;
-            double const r4 = f.diffuses(4) ? dt * ops::valueAt<in>(v, f.grid, col, k) : 0.0;
-            array(0)(c, k) = -dt * s.lower;
-            array(1)(c, k) = rho - dt * s.diagonal;
-            array(2)(c, k) = -dt * s.upper;
-            if (windsOwn) {
-                array(3)(c, k) = -dt * w.lower;
-                array(4)(c, k) = rho - dt * w.diagonal;
-                array(5)(c, k) = -dt * w.upper;
-            }
-            array(rhs0)(c, k) = r0;
-            array(rhs0 + 1)(c, k) = r1;
-            array(rhs0 + 2)(c, k) = r2;
-            array(rhs0 + 3)(c, k) = r3;
-            array(rhs0 + 4)(c, k) = r4;
+        // Rows and right-hand sides, a walk over the tile per matrix and per variable of its own: with every
+        // expression in one walk, the streams they read outnumber the registers and their addresses are reloaded.
+        auto matrixRows = [&](uint32_t m, auto const& e) {
+            return [&, m](uint32_t c, uint32_t k, auto interior) {
+                uint32_t const col = col0 + c;
+                double const rho = f.rho(col, k);
+                ops::TridiagonalRow<double> const r =
+                    ops::tridiagonalRowAt<decltype(interior)::value>(e, f.grid, col, k);
+                array(3 * m)(c, k) = -dt * r.lower;
+                array(3 * m + 1)(c, k) = rho - dt * r.diagonal;
+                array(3 * m + 2)(c, k) = -dt * r.upper;
+                // The value: D at theta (m = 0) or u (m = 1).
+                if (f.diffuses(3 * m)) array(rhs0 + 3 * m)(c, k) = dt * r.value;
+            };
         };
-        // Thomas, in place, level k of tile column c: the elimination of matrix m (b -> 1 / pivot, c -> c'), then
-        // the forward substitution of each variable that uses it; backward, the increment and psi0 + dpsi.
+        auto rightHandSide = [&](uint32_t var, auto const& e) {
+            return [&, var](uint32_t c, uint32_t k, auto interior) {
+                array(rhs0 + var)(c, k) = dt * ops::valueAt<decltype(interior)::value>(e, f.grid, col0 + c, k);
+            };
+        };
+        // Thomas, in place, level k of tile column c: the elimination of matrix m (b -> 1 / pivot, c -> c'), the
+        // forward substitution of a variable through its matrix, backward to the increment.
         auto eliminate = [&](uint32_t m, uint32_t c, uint32_t k) {
             CenterView const a = array(3 * m), b = array(3 * m + 1), cc = array(3 * m + 2);
             double const inv = k == 0 ? 1.0 / b(c, 0) : 1.0 / (b(c, k) - a(c, k) * cc(c, k - 1));
@@ -172,23 +166,34 @@ struct ImplicitDiffusionTiles {
             CenterView const cp = array(3 * matrixOf(var) + 2), x = array(rhs0 + var);
             if (k + 1 < n) x(c, k) = x(c, k) - cp(c, k) * x(c, k + 1);
         };
-        auto update = [&](uint32_t c, uint32_t k) {
-            uint32_t const col = col0 + c;
-            if (f.diffuses(0)) {
-                double const exner = f.exner(col, k);
-                f.T(col, k) = (f.T(col, k) / exner + array(rhs0)(c, k)) * exner;
+        // psi0 + dpsi of variable var (0-4: T, q, tracer, u, v) at levels [k0, k1) of tile column c, theta's through
+        // T = (T / exner0 + dtheta) exner0. Over a whole column (one worker per block) the loop is a vector loop.
+        auto update = [&](uint32_t var, uint32_t c, uint32_t k0, uint32_t k1) {
+            CenterView const psi = var == 0 ? f.T : var == 1 ? f.q : var == 2 ? f.tracer : var == 3 ? f.u : f.v;
+            double* const p = &psi(col0 + c, 0);
+            double const* const d = &array(rhs0 + var)(c, 0);
+            if (var == 0) {
+                double const* const exner = &f.exner(col0 + c, 0);
+                for (uint32_t k = k0; k < k1; ++k)
+                    p[k] = (p[k] / exner[k] + d[k]) * exner[k];
+            } else {
+                for (uint32_t k = k0; k < k1; ++k)
+                    p[k] = p[k] + d[k];
             }
-            if (f.diffuses(1)) f.q(col, k) = f.q(col, k) + array(rhs0 + 1)(c, k);
-            if (f.diffuses(2)) f.tracer(col, k) = f.tracer(col, k) + array(rhs0 + 2)(c, k);
-            if (f.diffuses(3)) f.u(col, k) = f.u(col, k) + array(rhs0 + 3)(c, k);
-            if (f.diffuses(4)) f.v(col, k) = f.v(col, k) + array(rhs0 + 4)(c, k);
         };
-        // Levels at least `reach` from both ends without the boundary branches (in a loop of their own with one worker
-        // per block), as the engines walk them.
-        ops::detail::forEachColumnLevel<static_cast<int>(maxReach)>(ctx.worker(), true, ncols, 0u, n, n, rowsAt);
+        auto walk = [&](auto const& body) {
+            ops::detail::forEachColumnLevel<static_cast<int>(maxReach)>(ctx.worker(), true, ncols, 0u, n, n, body);
+        };
+        walk(matrixRows(0, heatRows));
+        if (windsOwn) walk(matrixRows(1, windRows));
+        if (f.diffuses(1)) walk(rightHandSide(1, moisture));
+        if (f.diffuses(2)) walk(rightHandSide(2, tracer));
+        if (f.diffuses(3) && !windsOwn) walk(rightHandSide(3, u));
+        if (f.diffuses(4)) walk(rightHandSide(4, v));
         ctx.worker().sync();
         if constexpr (oneWorker) {
-            // The tile's columns level by level: their dependency chains interleaved.
+            // The tile's columns level by level, every matrix and variable at a level: their dependency chains
+            // interleaved. Then psi0 + dpsi a variable and column at a time (contiguous in both).
             for (uint32_t k = 0; k < n; ++k)
                 for (uint32_t c = 0; c < ncols; ++c) {
                     for (uint32_t m = 0; m < matrices; ++m)
@@ -197,11 +202,13 @@ struct ImplicitDiffusionTiles {
                         if (f.diffuses(var)) forward(var, c, k);
                 }
             for (uint32_t k = n; k-- > 0;)
-                for (uint32_t c = 0; c < ncols; ++c) {
+                for (uint32_t c = 0; c < ncols; ++c)
                     for (uint32_t var = 0; var < 5; ++var)
                         if (f.diffuses(var)) backward(var, c, k);
-                    update(c, k);
-                }
+            for (uint32_t var = 0; var < 5; ++var)
+                if (f.diffuses(var))
+                    for (uint32_t c = 0; c < ncols; ++c)
+                        update(var, c, 0, n);
             ctx.worker().sync();
         } else {
             ctx.syncInterdependent([&](uint32_t i) {
@@ -219,17 +226,20 @@ struct ImplicitDiffusionTiles {
                         backward(var, c, k);
                 }
             });
-            ctx.syncInterdependent2D(ncols, n, update);
+            ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) {
+                for (uint32_t var = 0; var < 5; ++var)
+                    if (f.diffuses(var)) update(var, c, k, k + 1);
+            });
         }
     }
 };
 
 namespace detail {
 
-template <class Backend, class SM, class WM, class H, class S, class W>
+template <class Backend, class HR, class WR, class S, class W>
 void launchImplicitDiffusion(Backend const& backend, uint32_t columnCount, ImplicitDiffusionFields const& f,
-                             SM const& scalarMatrix, WM const& windMatrix, H const& heat, S const& moisture,
-                             S const& tracer, W const& u, W const& v) {
+                             HR const& heatRows, WR const& windRows, S const& moisture, S const& tracer, W const& u,
+                             W const& v) {
     uint32_t const n = f.grid.n();
     uint32_t const tileColumns = diffusionTileColumns(n);
     std::size_t const bytes = std::size_t{diffusionTileArrays(f.noSlip)} * diffusionTileArrayStride(n) * sizeof(double);
@@ -240,8 +250,7 @@ void launchImplicitDiffusion(Backend const& backend, uint32_t columnCount, Impli
                         std::to_string(bytes) + " bytes of shared memory a block; the device gives " +
                         std::to_string(limit));
     }
-    ImplicitDiffusionTiles<SM, WM, H, S, W> const body{f, scalarMatrix, windMatrix, heat, moisture, tracer, u,
-                                                       v, columnCount};
+    ImplicitDiffusionTiles<HR, WR, S, W> const body{f, heatRows, windRows, moisture, tracer, u, v, columnCount};
     auto const tiles = threaded::independent((columnCount + tileColumns - 1) / tileColumns);
     if constexpr (Backend::oneWorkerPerBlock)
         threaded::threaded(backend, tiles, threaded::interdependent<1>(bytes), body);
@@ -261,16 +270,16 @@ void diffuseImplicitly(Backend const& backend, uint32_t columnCount, ImplicitDif
     Leaf const exner{{}, f.exner};
     auto leaf = [](CenterView v) { return Leaf{{}, CenterConst{v.data, v.stride, v.levels, v.columns}}; };
     auto flux = [](double const* negated) { return ops::ColumnValues<double>{negated}; };
-    auto const scalarMatrix = fluxMixing(rhoK, ops::seeded<3, ops::Center>(), 0.0);
-    auto const heat = fluxMixing(rhoK, T / exner, flux(f.negHeatFlux));
+    // The rows come with D at the seeded leaf's values: theta's (and u's over a no-slip ground) in the same evaluation.
+    auto const heatRows = fluxMixing(rhoK, ops::seeded<3>(T / exner), flux(f.negHeatFlux));
     auto const moisture = fluxMixing(rhoK, leaf(f.q), flux(f.negMoistureFlux));
     auto const tracer = fluxMixing(rhoK, leaf(f.tracer), flux(f.negTracerFlux));
     if (f.noSlip)
-        detail::launchImplicitDiffusion(backend, columnCount, f, scalarMatrix,
-                                        noSlipMixing(rhoK, ops::seeded<3, ops::Center>()), heat, moisture, tracer,
+        detail::launchImplicitDiffusion(backend, columnCount, f, heatRows,
+                                        noSlipMixing(rhoK, ops::seeded<3>(leaf(f.u))), moisture, tracer,
                                         noSlipMixing(rhoK, leaf(f.u)), noSlipMixing(rhoK, leaf(f.v)));
     else
-        detail::launchImplicitDiffusion(backend, columnCount, f, scalarMatrix, scalarMatrix, heat, moisture, tracer,
+        detail::launchImplicitDiffusion(backend, columnCount, f, heatRows, heatRows, moisture, tracer,
                                         fluxMixing(rhoK, leaf(f.u), flux(f.noFlux)),
                                         fluxMixing(rhoK, leaf(f.v), flux(f.noFlux)));
 }
