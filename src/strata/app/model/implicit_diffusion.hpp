@@ -139,8 +139,9 @@ struct ImplicitDiffusionTiles {
                 array(3 * m)(c, k) = -dt * r.lower;
                 array(3 * m + 1)(c, k) = rho - dt * r.diagonal;
                 array(3 * m + 2)(c, k) = -dt * r.upper;
-                // The value: D at theta (m = 0) or u (m = 1).
-                if (f.diffuses(3 * m)) array(rhs0 + 3 * m)(c, k) = dt * r.value;
+                // The value: D at theta (m = 0) or u (m = 1); stored even where that variable is not diffused (its
+                // array is then not read), which keeps the loop free of branches.
+                array(rhs0 + 3 * m)(c, k) = dt * r.value;
             };
         };
         auto rightHandSide = [&](uint32_t var, auto const& e) {
