@@ -85,12 +85,14 @@ struct ImplicitDiffusionFields {
 inline constexpr uint32_t diffusionTileItems = 256;
 inline constexpr uint32_t diffusionTileWorkers = 64; // a block's workers on the many-worker backends
 STRATA_HD inline uint32_t diffusionTileColumnStride(uint32_t levels) { return levels | 1u; }
-STRATA_HD inline uint32_t diffusionTileColumns(uint32_t levels) {
+inline constexpr uint32_t diffusionTileGroup = 4; // one worker: columns solved side by side
+STRATA_HD inline uint32_t diffusionTileColumns(uint32_t levels, bool oneWorker) {
     uint32_t const cs = diffusionTileColumnStride(levels);
-    return cs > diffusionTileItems ? 1u : diffusionTileItems / cs;
+    uint32_t const fit = cs > diffusionTileItems ? 1u : diffusionTileItems / cs;
+    return oneWorker && fit < diffusionTileGroup ? diffusionTileGroup : fit;
 }
-STRATA_HD inline uint32_t diffusionTileArrayStride(uint32_t levels) {
-    uint32_t const used = diffusionTileColumns(levels) * diffusionTileColumnStride(levels);
+STRATA_HD inline uint32_t diffusionTileArrayStride(uint32_t levels, bool oneWorker) {
+    uint32_t const used = diffusionTileColumns(levels, oneWorker) * diffusionTileColumnStride(levels);
     return (used + 15u) / 16u * 16u + 8u;
 }
 // Arrays of a tile: a, b, c of the scalars' matrix (and of the winds' over a no-slip ground), and the five
@@ -118,8 +120,8 @@ struct ImplicitDiffusionTiles {
         constexpr uint32_t workers = oneWorker ? 1u : diffusionTileWorkers;
         double* const base = reinterpret_cast<double*>(ctx.worker().dynSharedBase());
         uint32_t const n = f.grid.n();
-        uint32_t const cs = diffusionTileColumnStride(n), stride = diffusionTileArrayStride(n);
-        uint32_t const tileColumns = diffusionTileColumns(n);
+        uint32_t const cs = diffusionTileColumnStride(n), stride = diffusionTileArrayStride(n, oneWorker);
+        uint32_t const tileColumns = diffusionTileColumns(n, oneWorker);
         uint32_t const col0 = tile * tileColumns;
         uint32_t const ncols = columnCount - col0 < tileColumns ? columnCount - col0 : tileColumns;
         auto array = [&](uint32_t i) { return CenterView{base + i * stride, cs, n, ncols}; };
@@ -149,23 +151,45 @@ struct ImplicitDiffusionTiles {
                 array(rhs0 + var)(c, k) = dt * ops::valueAt<decltype(interior)::value>(e, f.grid, col0 + c, k);
             };
         };
-        // Thomas, in place, level k of tile column c: the elimination of matrix m (b -> 1 / pivot, c -> c'), the
-        // forward substitution of a variable through its matrix, backward to the increment.
-        auto eliminate = [&](uint32_t m, uint32_t c, uint32_t k) {
+        // Thomas, in place, on G neighbouring tile columns from c0 (g: std::integral_constant<uint32_t, G>), their
+        // dependency chains interleaved level by level, each carrying its previous level in a register: the
+        // elimination of matrix m (b -> 1 / pivot, c -> c'), and a variable's sweeps through its matrix, forward and
+        // back to the increment.
+        auto eliminate = [&](auto g, uint32_t m, uint32_t c0) {
+            constexpr uint32_t G = decltype(g)::value;
             CenterView const a = array(3 * m), b = array(3 * m + 1), cc = array(3 * m + 2);
-            double const inv = k == 0 ? 1.0 / b(c, 0) : 1.0 / (b(c, k) - a(c, k) * cc(c, k - 1));
-            b(c, k) = inv;
-            cc(c, k) = cc(c, k) * inv;
+            double prev[G];
+            for (uint32_t j = 0; j < G; ++j) {
+                double const inv = 1.0 / b(c0 + j, 0);
+                b(c0 + j, 0) = inv;
+                prev[j] = cc(c0 + j, 0) = cc(c0 + j, 0) * inv;
+            }
+            for (uint32_t k = 1; k < n; ++k)
+                for (uint32_t j = 0; j < G; ++j) {
+                    uint32_t const c = c0 + j;
+                    double const inv = 1.0 / (b(c, k) - a(c, k) * prev[j]);
+                    b(c, k) = inv;
+                    prev[j] = cc(c, k) = cc(c, k) * inv;
+                }
         };
         auto matrixOf = [&](uint32_t var) { return var >= 3 && windsOwn ? 1u : 0u; };
-        auto forward = [&](uint32_t var, uint32_t c, uint32_t k) {
+        auto sweep = [&](auto g, uint32_t var, uint32_t c0) {
+            constexpr uint32_t G = decltype(g)::value;
             uint32_t const m = matrixOf(var);
-            CenterView const a = array(3 * m), inv = array(3 * m + 1), x = array(rhs0 + var);
-            x(c, k) = k == 0 ? x(c, 0) * inv(c, 0) : (x(c, k) - a(c, k) * x(c, k - 1)) * inv(c, k);
-        };
-        auto backward = [&](uint32_t var, uint32_t c, uint32_t k) {
-            CenterView const cp = array(3 * matrixOf(var) + 2), x = array(rhs0 + var);
-            if (k + 1 < n) x(c, k) = x(c, k) - cp(c, k) * x(c, k + 1);
+            CenterView const a = array(3 * m), inv = array(3 * m + 1), cp = array(3 * m + 2), x = array(rhs0 + var);
+            double prev[G];
+            for (uint32_t j = 0; j < G; ++j)
+                prev[j] = x(c0 + j, 0) = x(c0 + j, 0) * inv(c0 + j, 0);
+            for (uint32_t k = 1; k < n; ++k)
+                for (uint32_t j = 0; j < G; ++j) {
+                    uint32_t const c = c0 + j;
+                    prev[j] = x(c, k) = (x(c, k) - a(c, k) * prev[j]) * inv(c, k);
+                }
+            for (uint32_t k = n - 1; k-- > 0;)
+                for (uint32_t j = 0; j < G; ++j) {
+                    uint32_t const c = c0 + j;
+                    prev[j] = x(c, k) = x(c, k) - cp(c, k) * prev[j];
+                }
         };
         // psi0 + dpsi of variable var (0-4: T, q, tracer, u, v) at levels [k0, k1) of tile column c, theta's through
         // T = (T / exner0 + dtheta) exner0. Over a whole column (one worker per block) the loop is a vector loop.
@@ -193,19 +217,19 @@ struct ImplicitDiffusionTiles {
         if (f.diffuses(4)) walk(rightHandSide(4, v));
         ctx.worker().sync();
         if constexpr (oneWorker) {
-            // The tile's columns level by level, every matrix and variable at a level: their dependency chains
-            // interleaved. Then psi0 + dpsi a variable and column at a time (contiguous in both).
-            for (uint32_t k = 0; k < n; ++k)
-                for (uint32_t c = 0; c < ncols; ++c) {
-                    for (uint32_t m = 0; m < matrices; ++m)
-                        eliminate(m, c, k);
-                    for (uint32_t var = 0; var < 5; ++var)
-                        if (f.diffuses(var)) forward(var, c, k);
-                }
-            for (uint32_t k = n; k-- > 0;)
-                for (uint32_t c = 0; c < ncols; ++c)
-                    for (uint32_t var = 0; var < 5; ++var)
-                        if (f.diffuses(var)) backward(var, c, k);
+            // The tile's columns in groups of diffusionTileGroup (the rest one at a time): every matrix eliminated,
+            // then every variable swept. Then psi0 + dpsi a variable and column at a time (contiguous in both).
+            auto columns = [&](auto g, uint32_t c0) {
+                for (uint32_t m = 0; m < matrices; ++m)
+                    eliminate(g, m, c0);
+                for (uint32_t var = 0; var < 5; ++var)
+                    if (f.diffuses(var)) sweep(g, var, c0);
+            };
+            uint32_t c0 = 0;
+            for (; c0 + diffusionTileGroup <= ncols; c0 += diffusionTileGroup)
+                columns(std::integral_constant<uint32_t, diffusionTileGroup>{}, c0);
+            for (; c0 < ncols; ++c0)
+                columns(std::integral_constant<uint32_t, 1>{}, c0);
             for (uint32_t var = 0; var < 5; ++var)
                 if (f.diffuses(var))
                     for (uint32_t c = 0; c < ncols; ++c)
@@ -214,17 +238,12 @@ struct ImplicitDiffusionTiles {
         } else {
             ctx.syncInterdependent([&](uint32_t i) {
                 for (uint32_t job = i; job < matrices * ncols; job += workers)
-                    for (uint32_t k = 0; k < n; ++k)
-                        eliminate(job / ncols, job % ncols, k);
+                    eliminate(std::integral_constant<uint32_t, 1>{}, job / ncols, job % ncols);
             });
             ctx.syncInterdependent([&](uint32_t i) {
                 for (uint32_t job = i; job < 5 * ncols; job += workers) {
                     uint32_t const var = job / ncols, c = job % ncols;
-                    if (!f.diffuses(var)) continue;
-                    for (uint32_t k = 0; k < n; ++k)
-                        forward(var, c, k);
-                    for (uint32_t k = n; k-- > 0;)
-                        backward(var, c, k);
+                    if (f.diffuses(var)) sweep(std::integral_constant<uint32_t, 1>{}, var, c);
                 }
             });
             ctx.syncInterdependent2D(ncols, n, [&](uint32_t c, uint32_t k) {
@@ -242,8 +261,9 @@ void launchImplicitDiffusion(Backend const& backend, uint32_t columnCount, Impli
                              HR const& heatRows, WR const& windRows, S const& moisture, S const& tracer, W const& u,
                              W const& v) {
     uint32_t const n = f.grid.n();
-    uint32_t const tileColumns = diffusionTileColumns(n);
-    std::size_t const bytes = std::size_t{diffusionTileArrays(f.noSlip)} * diffusionTileArrayStride(n) * sizeof(double);
+    uint32_t const tileColumns = diffusionTileColumns(n, Backend::oneWorkerPerBlock);
+    std::size_t const bytes = std::size_t{diffusionTileArrays(f.noSlip)} *
+                              diffusionTileArrayStride(n, Backend::oneWorkerPerBlock) * sizeof(double);
     if constexpr (Backend::isGpu) {
         std::size_t const limit = core::sharedMemoryPerBlock(backend);
         if (bytes > limit)
