@@ -25,9 +25,10 @@
 // A block takes a tile of neighbouring columns with its arrays in shared memory (on the CPU backends, a buffer per
 // thread that stays in L1): the rows and right-hand sides (value a worker, side by side in address order; a walk
 // over the tile per expression), the elimination (a worker per column and matrix), the sweeps (a worker per column
-// and variable), and psi0 + dpsi back to the fields (value a worker). With one worker per block (CPU) the elimination
-// and sweeps walk the tile's columns level by level, their dependency chains interleaved, and the update a column at
-// a time. Every value is computed by the same operations on every backend: the same bits.
+// and variable), and psi0 + dpsi back to the fields (value a worker). With one worker per block (CPU) a tile holds at
+// least four columns; the elimination and each variable's sweeps take four columns side by side, their dependency
+// chains interleaved level by level (a chain at a time waits on its division and multiplications), and the update a
+// column at a time. Every value is computed by the same operations on every backend: the same bits.
 #pragma once
 
 #include <strata/app/model/kernels.hpp>
@@ -78,14 +79,15 @@ struct ImplicitDiffusionFields {
     STRATA_HD bool windsOwnMatrix() const { return noSlip && (diffuses(3) || diffuses(4)); }
 };
 
-// A tile: whole columns in diffusionTileItems values per array (at least one column), its arrays
-// diffusionTileArrayStride(items) doubles apart. A column's values start an odd number of doubles apart and the arrays
-// 8 doubles more than a multiple of 16 apart, so that the GPU workers of a half-warp, (variable, column) side by side
-// in the sweeps, read different banks (at 30 levels: 16 different pairs of banks).
+// A tile: whole columns in diffusionTileItems values per array (at least one column; with one worker, at least
+// diffusionTileGroup columns, solved side by side), its arrays diffusionTileArrayStride doubles apart. A column's
+// values start an odd number of doubles apart and the arrays 8 doubles more than a multiple of 16 apart, so that the
+// GPU workers of a half-warp, (variable, column) side by side in the sweeps, read different banks (at 30 levels: 16
+// different pairs of banks).
 inline constexpr uint32_t diffusionTileItems = 256;
 inline constexpr uint32_t diffusionTileWorkers = 64; // a block's workers on the many-worker backends
 STRATA_HD inline uint32_t diffusionTileColumnStride(uint32_t levels) { return levels | 1u; }
-inline constexpr uint32_t diffusionTileGroup = 4; // one worker: columns solved side by side
+inline constexpr uint32_t diffusionTileGroup = 4;
 STRATA_HD inline uint32_t diffusionTileColumns(uint32_t levels, bool oneWorker) {
     uint32_t const cs = diffusionTileColumnStride(levels);
     uint32_t const fit = cs > diffusionTileItems ? 1u : diffusionTileItems / cs;
