@@ -205,9 +205,10 @@ private:
     template <class Ctx>
     STRATA_HD static uint32_t component(Ctx const& ctx, Level k) {
         if constexpr (requires { ctx.row; }) {
-            int64_t const offset = static_cast<int64_t>(k) - static_cast<int64_t>(ctx.row) + int64_t{W / 2};
-            int64_t const wrapped = offset % int64_t{W};
-            return static_cast<uint32_t>(wrapped < 0 ? wrapped + int64_t{W} : wrapped);
+            // (k - row + W / 2) mod W in unsigned arithmetic, W 2^32 added so that it never wraps (row < 2^32): the
+            // compiler folds k - row where k is the row's level plus a constant, and then the remainder.
+            Level const shifted = k + Level{W / 2} + (Level{W} << 32) - Level{ctx.row};
+            return static_cast<uint32_t>(shifted % W);
         } else {
             return static_cast<uint32_t>(k % W);
         }
